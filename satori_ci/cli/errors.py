@@ -1,0 +1,17 @@
+"""Each stage's error type mapped to an exit code and one line of text."""
+
+from __future__ import annotations
+
+from satori_ci.exit_codes import ExitCode
+from satori_ci.spec.errors import SpecError
+
+
+class UsageError(Exception):
+    """Arguments that do not make sense together."""
+
+
+def classify(exc: Exception) -> tuple[ExitCode | None, str]:
+    """The exit code and message for a known error; (None, '') for a bug."""
+    if isinstance(exc, SpecError):
+        return ExitCode.INPUT_ERROR, exc.message
+    return None, ""

@@ -1,0 +1,1 @@
+"""The oracles stage."""

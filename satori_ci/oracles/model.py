@@ -1,0 +1,45 @@
+"""The oracle value that inference produces and the checkers consume."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.spec.model import OperationKey
+
+OracleValue = Any
+"""None, an int, a float, or a tuple of strings / numbers / ints, by kind."""
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """One checkable statement about one response field (contract §2 and §3)."""
+
+    operation: OperationKey
+    field: str
+    kind: OracleKind
+    value: OracleValue = None
+    source: str = "rules"
+    """`declared`, `rules`, `llm:<model>` or `manual`."""
+    reason: str = ""
+    enabled: bool = True
+    operation_id: str | None = None
+
+    def interchange(self) -> dict[str, Any]:
+        """The contract's interchange line (§3) as a dict, keys in the contract's order."""
+        line: dict[str, Any] = {
+            "method": self.operation.method,
+            "path": self.operation.path,
+            "status": self.operation.status,
+            "field": self.field,
+            "oracle": self.kind.value,
+        }
+        if self.value is not None:
+            line["value"] = list(self.value) if isinstance(self.value, tuple) else self.value
+        if self.operation_id:
+            line["operation_id"] = self.operation_id
+        line["source"] = self.source
+        if self.reason:
+            line["reason"] = self.reason
+        return line

@@ -1,0 +1,1 @@
+"""The postman stage."""

@@ -1,0 +1,203 @@
+"""The set of documents one spec spans: loading, `$ref` resolution and line numbers."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from satori_ci.spec.errors import SpecError, SpecErrorKind
+from satori_ci.spec.json_loader import decode_text, json_key_lines, load_json
+from satori_ci.spec.model import SourceLocation
+from satori_ci.spec.source import SourceReader
+from satori_ci.spec.yaml_loader import KeyLines, load_yaml
+
+REMOTE_TIMEOUT_S = 10
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A schema reached by following refs, and where it stands."""
+
+    node: Any
+    file: str
+    pointer: str
+    note: str | None = None
+    """Set when a ref was not followed (remote), instead of a node."""
+
+
+class _Loaded:
+    def __init__(self, value: Any, text: str | None, key_lines: KeyLines | None) -> None:
+        self.value = value
+        self.text = text  # JSON only: scanned for lines on first request
+        self.key_lines = key_lines
+        self.pointer_lines: dict[str, int] | None = None
+
+
+def _is_json(name: str, data: bytes) -> bool:
+    lower = name.lower()
+    if lower.endswith(".json"):
+        return True
+    if lower.endswith((".yaml", ".yml")):
+        return False
+    return data.lstrip()[:1] in (b"{", b"[")
+
+
+def unescape_token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def escape_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class DocumentSet:
+    """Documents loaded on demand from one `SourceReader` (plus remote ones when allowed)."""
+
+    def __init__(self, reader: SourceReader, follow_remote: bool = False) -> None:
+        self.reader = reader
+        self.follow_remote = follow_remote
+        self._docs: dict[str, _Loaded] = {}
+
+    @property
+    def entry(self) -> str:
+        return self.reader.entry
+
+    def root(self) -> Any:
+        return self.document(self.reader.entry)
+
+    def document(self, file: str) -> Any:
+        loaded = self._docs.get(file)
+        if loaded is None:
+            loaded = self._load(file)
+            self._docs[file] = loaded
+        return loaded.value
+
+    def _load(self, file: str) -> _Loaded:
+        data = self._fetch(file) if file.startswith(("http://", "https://")) else self.reader.read(file)
+        name = self.reader.display_entry if file == self.reader.entry else file
+        if _is_json(file, data):
+            text = decode_text(data, name)
+            return _Loaded(load_json(text, name), text, None)
+        value, key_lines = load_yaml(data, name)
+        return _Loaded(value, None, key_lines)
+
+    def _fetch(self, url: str) -> bytes:
+        try:
+            with urllib.request.urlopen(url, timeout=REMOTE_TIMEOUT_S) as resp:
+                data: bytes = resp.read(self.reader.max_bytes + 1)
+        except (OSError, ValueError) as exc:
+            raise SpecError(SpecErrorKind.UNRESOLVED_REF, f"{url}: cannot fetch remote $ref ({exc})") from None
+        if len(data) > self.reader.max_bytes:
+            raise SpecError(SpecErrorKind.TOO_LARGE, f"{url}: remote document past the size budget")
+        return data
+
+    # -- references -------------------------------------------------------------------------
+
+    def follow(self, ref: Any, file: str, used_at: str) -> Resolved:
+        """The node a `$ref` value names, relative to `file`; `used_at` is for error messages."""
+        if not isinstance(ref, str):
+            raise SpecError(SpecErrorKind.UNRESOLVED_REF, f"{file}: $ref at {used_at or '/'} is not a string")
+        target_file, _, fragment = ref.partition("#")
+        if target_file.startswith(("http://", "https://")) or (
+            file.startswith(("http://", "https://")) and target_file
+        ):
+            url = urllib.parse.urljoin(file, target_file) if file.startswith("http") else target_file
+            if not self.follow_remote:
+                return Resolved(None, url, "/" + fragment.lstrip("/"),
+                                note=f"remote $ref {ref!r} not followed (pass --follow-remote-refs)")
+            target_file = url
+        elif target_file:
+            joined = self.reader.join(file, urllib.parse.unquote(target_file))
+            if joined is None:
+                raise SpecError(SpecErrorKind.UNRESOLVED_REF,
+                                f"{file}: $ref {ref!r} at {used_at or '/'} leaves the repository")
+            target_file = joined
+        else:
+            target_file = file
+        try:
+            document = self.document(target_file)
+        except SpecError as exc:
+            if exc.kind is SpecErrorKind.NOT_FOUND:
+                raise SpecError(SpecErrorKind.UNRESOLVED_REF,
+                                f"{file}: $ref {ref!r} at {used_at or '/'}: {exc.message}") from None
+            raise
+        pointer = urllib.parse.unquote(fragment)
+        node = self._walk_pointer(document, pointer)
+        if node is _MISSING:
+            raise SpecError(SpecErrorKind.UNRESOLVED_REF,
+                            f"{file}: $ref {ref!r} at {used_at or '/'} names nothing in {target_file}")
+        return Resolved(node, target_file, pointer if pointer.startswith("/") or not pointer else "/" + pointer)
+
+    @staticmethod
+    def _walk_pointer(document: Any, pointer: str) -> Any:
+        node = document
+        if pointer in ("", "/"):
+            return node
+        for raw in pointer.lstrip("/").split("/"):
+            token = unescape_token(raw)
+            if isinstance(node, dict):
+                if token not in node:
+                    return _MISSING
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return _MISSING
+        return node
+
+    def resolve_node(self, node: Any, file: str | None = None) -> Any:
+        """Follow refs from `node` until a non-reference; remote refs not followed give None."""
+        current_file = file or self.reader.entry
+        seen: set[int] = set()
+        while isinstance(node, dict) and "$ref" in node:
+            if id(node) in seen:
+                return {}
+            seen.add(id(node))
+            resolved = self.follow(node["$ref"], current_file, "")
+            if resolved.note is not None:
+                return None
+            node, current_file = resolved.node, resolved.file
+        return node
+
+    # -- lines ------------------------------------------------------------------------------
+
+    def line_of(self, location: SourceLocation) -> int | None:
+        """1-based line of the key that introduces the node at `location` (None when unknown)."""
+        loaded = self._docs.get(location.file)
+        if loaded is None:
+            return None
+        tokens = [unescape_token(t) for t in location.pointer.split("/")[1:]] if location.pointer else []
+        if loaded.key_lines is not None:
+            return _yaml_line(loaded.value, loaded.key_lines, tokens)
+        if loaded.pointer_lines is None:
+            loaded.pointer_lines = json_key_lines(loaded.text or "")
+        while tokens:
+            found = loaded.pointer_lines.get("/" + "/".join(escape_token(t) for t in tokens))
+            if found is not None:
+                return found
+            tokens.pop()
+        return 1
+
+
+def _yaml_line(document: Any, key_lines: KeyLines, tokens: list[str]) -> int | None:
+    node, line = document, 1
+    for token in tokens:
+        if isinstance(node, dict) and token in node:
+            line = key_lines.get(id(node), {}).get(token, line)
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            break
+    return line
+
+
+_MISSING: Any = object()
+
+
+def dumps_stable(value: Any) -> str:
+    """Canonical JSON used for fingerprints and comparisons."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)

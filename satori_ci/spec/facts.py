@@ -1,0 +1,76 @@
+"""Facts of a field from its merged schema keywords, and the fingerprint over them."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from satori_ci.spec.documents import dumps_stable
+from satori_ci.spec.model import FieldFacts
+
+FINGERPRINT_VERSION = "1"
+"""Bump when what the fingerprint covers changes: every oracle is then re-inferred once."""
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _number(value: Any) -> int | float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
+def _exclusive(value: Any) -> int | float | bool | None:
+    return value if isinstance(value, int | float) else None
+
+
+def _values(value: Any) -> tuple[Any, ...] | None:
+    return tuple(value) if isinstance(value, list) else None
+
+
+def facts_from_keywords(keywords: dict[str, Any], nullable: bool, items_type: str | None) -> FieldFacts:
+    """The facts inference may read, from a schema's keywords (refs and composition merged)."""
+    example = keywords.get("example", keywords.get("x-example"))
+    return FieldFacts(
+        description=_text(keywords.get("description")),
+        title=_text(keywords.get("title")),
+        example=example,
+        examples=_values(keywords.get("examples")),
+        enum=_values(keywords.get("enum")),
+        const=keywords.get("const"),
+        format=_text(keywords.get("format")),
+        pattern=_text(keywords.get("pattern")),
+        minimum=_number(keywords.get("minimum")),
+        maximum=_number(keywords.get("maximum")),
+        exclusive_minimum=_exclusive(keywords.get("exclusiveMinimum")),
+        exclusive_maximum=_exclusive(keywords.get("exclusiveMaximum")),
+        min_length=_count(keywords.get("minLength")),
+        max_length=_count(keywords.get("maxLength")),
+        min_items=_count(keywords.get("minItems")),
+        max_items=_count(keywords.get("maxItems")),
+        unique_items=keywords.get("uniqueItems") if isinstance(keywords.get("uniqueItems"), bool) else None,
+        default=keywords.get("default"),
+        nullable=True if nullable else None,
+        items_type=items_type,
+    )
+
+
+def fingerprint(name: str, field_type: str, facts: FieldFacts) -> str:
+    """A stable hash of exactly what inference reads about a field.
+
+    Covers the field's own name (last path segment with its `[]`/`{}` markers), its type and
+    every fact (description, examples, enum, format, bounds, lengths, sizes, default, nullable,
+    item type). Leaves out the API title, the operation, the path to the field and the source
+    location: a renamed API or a field moved to another operation keeps its reviewed oracles,
+    while any change to what the field says about itself asks for inference again.
+    """
+    payload = dumps_stable([FINGERPRINT_VERSION, name, field_type, facts.as_dict()])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]

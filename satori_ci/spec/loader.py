@@ -1,0 +1,58 @@
+"""`load_spec`: from a file or `REV:path` to a `Spec` with its operations and response fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from satori_ci.spec.documents import DocumentSet
+from satori_ci.spec.errors import SpecError, SpecErrorKind
+from satori_ci.spec.model import Spec
+from satori_ci.spec.source import DEFAULT_MAX_BYTES, open_source
+from satori_ci.spec.walker import collect
+
+
+def detect_version(root: Any, name: str) -> str:
+    """`2.0`, `3.0.x` or `3.1.x`; anything else is not an OpenAPI document."""
+    if not isinstance(root, dict):
+        raise SpecError(SpecErrorKind.NOT_OPENAPI, f"{name}: not an OpenAPI document (top level is not a mapping)")
+    swagger, openapi = root.get("swagger"), root.get("openapi")
+    if swagger is not None and str(swagger).startswith("2"):
+        return "2.0"
+    if isinstance(openapi, str) and openapi.startswith(("3.0", "3.1", "3.2")):
+        return openapi
+    found = f"swagger: {swagger!r}" if swagger is not None else (
+        f"openapi: {openapi!r}" if openapi is not None else "no 'openapi' or 'swagger' key")
+    raise SpecError(SpecErrorKind.NOT_OPENAPI,
+                    f"{name}: not an OpenAPI 2.0/3.0/3.1 document ({found})")
+
+
+def load_spec(ref: str, *, follow_remote_refs: bool = False, max_bytes: int = DEFAULT_MAX_BYTES) -> Spec:
+    """Read, resolve and list the response fields of the spec at `ref` (a path or `REV:path`)."""
+    reader = open_source(ref, max_bytes=max_bytes)
+    documents = DocumentSet(reader, follow_remote=follow_remote_refs)
+    root = documents.root()
+    name = reader.display_entry
+    version = detect_version(root, name)
+    info = root.get("info")
+    title = str(info.get("title", "")) if isinstance(info, dict) else ""
+    operations, fields = collect(documents, root, version, title)
+    return Spec(
+        source=name,
+        oas_version=version,
+        title=title,
+        servers=_servers(root),
+        operations=operations,
+        fields=fields,
+        documents=documents,
+    )
+
+
+def _servers(root: dict[str, Any]) -> tuple[str, ...]:
+    servers = root.get("servers")
+    if isinstance(servers, list):
+        return tuple(s["url"] for s in servers if isinstance(s, dict) and isinstance(s.get("url"), str))
+    host = root.get("host")
+    if isinstance(host, str):
+        schemes = root.get("schemes") or ["https"]
+        return (f"{schemes[0]}://{host}{root.get('basePath', '')}",)
+    return ()

@@ -1,0 +1,172 @@
+"""Frozen values the spec stage hands to the rest of the pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON = Any
+
+
+@dataclass(frozen=True, order=True)
+class OperationKey:
+    """An operation response as the contract names it: `GET /businesses/search 200`."""
+
+    method: str
+    path: str
+    status: str
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} {self.status}"
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where a schema node stands: its file (relative to the spec's root) and JSON pointer there."""
+
+    file: str
+    pointer: str
+
+
+@dataclass(frozen=True)
+class FieldFacts:
+    """Everything inference may read about a field besides its name and type.
+
+    Only keywords present in the schema are set; `None` means absent.
+    """
+
+    description: str | None = None
+    title: str | None = None
+    example: JSON = None
+    examples: tuple[JSON, ...] | None = None
+    enum: tuple[JSON, ...] | None = None
+    const: JSON = None
+    format: str | None = None
+    pattern: str | None = None
+    minimum: float | int | None = None
+    maximum: float | int | None = None
+    exclusive_minimum: float | int | bool | None = None
+    exclusive_maximum: float | int | bool | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    unique_items: bool | None = None
+    default: JSON = None
+    nullable: bool | None = None
+    items_type: str | None = None
+
+    def as_dict(self) -> dict[str, JSON]:
+        """The facts present, under their OpenAPI keyword names, in a fixed order."""
+        out: dict[str, JSON] = {}
+        for attr, key in FACT_KEYWORDS:
+            value = getattr(self, attr)
+            if value is None:
+                continue
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+FACT_KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("description", "description"),
+    ("title", "title"),
+    ("example", "example"),
+    ("examples", "examples"),
+    ("enum", "enum"),
+    ("const", "const"),
+    ("format", "format"),
+    ("pattern", "pattern"),
+    ("minimum", "minimum"),
+    ("maximum", "maximum"),
+    ("exclusive_minimum", "exclusiveMinimum"),
+    ("exclusive_maximum", "exclusiveMaximum"),
+    ("min_length", "minLength"),
+    ("max_length", "maxLength"),
+    ("min_items", "minItems"),
+    ("max_items", "maxItems"),
+    ("unique_items", "uniqueItems"),
+    ("default", "default"),
+    ("nullable", "nullable"),
+    ("items_type", "items_type"),
+)
+
+
+@dataclass(frozen=True)
+class ResponseField:
+    """One leaf or array of a 2XX JSON response body (contract §1)."""
+
+    operation: OperationKey
+    operation_id: str | None
+    field: str
+    """The field path in the contract's syntax, e.g. `businesses[].coordinates.latitude`."""
+    name: str
+    """The last segment of the path, with its `[]`/`{}` markers: `latitude`, `transactions[]`."""
+    type: str
+    facts: FieldFacts
+    api_title: str
+    location: SourceLocation
+    fingerprint: str
+    notes: tuple[str, ...] = ()
+
+    def interchange_key(self) -> dict[str, str]:
+        return {
+            "method": self.operation.method,
+            "path": self.operation.path,
+            "status": self.operation.status,
+            "field": self.field,
+        }
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """An operation parameter (path, query, header, cookie), its schema resolved."""
+
+    name: str
+    location: str
+    required: bool
+    schema: JSON
+    example: JSON = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One method on one path, with what a request needs and its 2XX responses."""
+
+    method: str
+    path: str
+    operation_id: str | None
+    summary: str | None
+    parameters: tuple[Parameter, ...]
+    request_body: JSON
+    """The JSON request body schema (refs resolved lazily by `Spec.resolve`), or None."""
+    request_media_type: str | None
+    statuses: tuple[str, ...]
+    """The 2XX statuses with a JSON body, in spec order."""
+    location: SourceLocation
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A loaded OpenAPI document: its operations and their response fields."""
+
+    source: str
+    oas_version: str
+    title: str
+    servers: tuple[str, ...]
+    operations: tuple[Operation, ...]
+    fields: tuple[ResponseField, ...]
+    documents: Any = field(repr=False, compare=False, default=None)
+    """The loaded documents (`satori_ci.spec.documents.DocumentSet`), for refs and line numbers."""
+
+    def line_of(self, location: SourceLocation) -> int | None:
+        """1-based line of the node at `location`, or None when unknown."""
+        if self.documents is None:
+            return None
+        line: int | None = self.documents.line_of(location)
+        return line
+
+    def resolve(self, node: JSON) -> JSON:
+        """Follow `$ref`s (local and in-repository) until a schema that is not a reference."""
+        if self.documents is None:
+            return node
+        return self.documents.resolve_node(node)

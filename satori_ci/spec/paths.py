@@ -1,0 +1,101 @@
+"""Field path syntax of the contract (§1): `a.b`, `a[]`, `a[].b`, `m{}`, `[]`, escaped names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_SPECIAL = frozenset(".[]{}\\")
+
+
+@dataclass(frozen=True)
+class Prop:
+    """Step into the property `name` of an object."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Items:
+    """Step into every element of an array (`[]`)."""
+
+
+@dataclass(frozen=True)
+class MapValues:
+    """Step into every value of a map (`{}`, an `additionalProperties` schema)."""
+
+
+Segment = Prop | Items | MapValues
+ITEMS = Items()
+MAP_VALUES = MapValues()
+
+
+class FieldPathError(ValueError):
+    """A string that is not a field path of the contract."""
+
+
+def escape_name(name: str) -> str:
+    """A property name as it is written in a path: `a.b` becomes `a\\.b`."""
+    if not any(ch in _SPECIAL for ch in name):
+        return name
+    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in name)
+
+
+def join_prop(prefix: str, name: str) -> str:
+    escaped = escape_name(name)
+    return f"{prefix}.{escaped}" if prefix and not prefix.endswith(".") else prefix + escaped
+
+
+def parse(path: str) -> tuple[Segment, ...]:
+    """Split a field path into segments; the empty path is the body itself."""
+    segments: list[Segment] = []
+    i, n = 0, len(path)
+    expect_name = True
+    while i < n:
+        ch = path[i]
+        if path.startswith("[]", i):
+            segments.append(ITEMS)
+            i += 2
+            expect_name = False
+        elif path.startswith("{}", i):
+            segments.append(MAP_VALUES)
+            i += 2
+            expect_name = False
+        elif ch == ".":
+            if expect_name:
+                raise FieldPathError(f"empty property name at offset {i} in {path!r}")
+            i += 1
+            expect_name = True
+            if i == n:
+                raise FieldPathError(f"path {path!r} ends with '.'")
+        else:
+            if not expect_name:
+                raise FieldPathError(f"expected '.', '[]' or '{{}}' at offset {i} in {path!r}")
+            name: list[str] = []
+            while i < n and path[i] not in ".[]{}":
+                if path[i] == "\\":
+                    if i + 1 >= n:
+                        raise FieldPathError(f"dangling backslash in {path!r}")
+                    name.append(path[i + 1])
+                    i += 2
+                else:
+                    name.append(path[i])
+                    i += 1
+            if i < n and path[i] in "]}":
+                raise FieldPathError(f"unbalanced {path[i]!r} at offset {i} in {path!r}")
+            if i < n and path[i] in "[{" and not (path.startswith("[]", i) or path.startswith("{}", i)):
+                raise FieldPathError(f"unbalanced {path[i]!r} at offset {i} in {path!r}")
+            segments.append(Prop("".join(name)))
+            expect_name = False
+    return tuple(segments)
+
+
+def render(segments: tuple[Segment, ...]) -> str:
+    out = ""
+    for seg in segments:
+        if isinstance(seg, Prop):
+            out = join_prop(out, seg.name)
+        elif isinstance(seg, Items):
+            out += "[]"
+        else:
+            out += "{}"
+    return out

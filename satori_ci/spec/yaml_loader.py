@@ -1,0 +1,214 @@
+"""YAML documents through ruamel.yaml's C parser, into plain JSON values with key lines kept.
+
+ruamel's round-trip loader is several times slower than a C loader on large specs, and its safe
+constructor resolves every scalar through a chain of regexes. Here the C parser composes the
+node graph with a resolver that only tells plain from quoted scalars; a small constructor then
+types plain scalars by the YAML 1.2 core schema, keeps keys as their source text (so `200:` is
+the status "200"), records the line of every mapping key, refuses duplicate and complex keys,
+and bounds the size that aliases expand to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from satori_ci.spec.errors import SpecError, SpecErrorKind
+
+try:  # the C parser ships with ruamel.yaml.clib on CPython
+    from _ruamel_yaml import CParser as _CParser
+    from _ruamel_yaml import ScalarNode as _CScalarNode
+except ImportError:  # pragma: no cover - pure-Python fallback
+    _CParser = None
+    _CScalarNode = None
+
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+PLAIN = "satori:plain"
+QUOTED = "tag:yaml.org,2002:str"
+MAX_EXPANDED_NODES = 5_000_000
+
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_OCT = re.compile(r"0o[0-7]+\Z")
+_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = frozenset({"true", "True", "TRUE"})
+_FALSE = frozenset({"false", "False", "FALSE"})
+_SPECIAL_FLOATS = {
+    ".inf": float("inf"), ".Inf": float("inf"), ".INF": float("inf"),
+    "+.inf": float("inf"), "+.Inf": float("inf"), "+.INF": float("inf"),
+    "-.inf": float("-inf"), "-.Inf": float("-inf"), "-.INF": float("-inf"),
+    ".nan": float("nan"), ".NaN": float("nan"), ".NAN": float("nan"),
+}
+_MAYBE_TYPED = frozenset("0123456789-+.~nNtTfF")
+
+KeyLines = dict[int, dict[str, int]]
+"""id(mapping) -> {key: 1-based line of the key}."""
+
+
+def plain_scalar(text: str) -> Any:
+    """A plain (unquoted) scalar typed by the YAML 1.2 core schema."""
+    if not text:
+        return None
+    if text[0] not in _MAYBE_TYPED:
+        return text
+    if text in _NULLS:
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    if _INT.match(text):
+        return int(text)
+    if _FLOAT.match(text):
+        return float(text)
+    if _OCT.match(text):
+        return int(text[2:], 8)
+    if _HEX.match(text):
+        return int(text[2:], 16)
+    return _SPECIAL_FLOATS.get(text, text)
+
+
+def _typed_scalar(tag: str, text: str) -> Any:
+    if tag == PLAIN:
+        return plain_scalar(text)
+    if tag.endswith((":str", "!str")) or tag == QUOTED:
+        return text
+    if tag.endswith(":int"):
+        return plain_scalar(text) if _INT.match(text) else text
+    if tag.endswith(":float"):
+        value = plain_scalar(text)
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else text
+    if tag.endswith(":bool"):
+        return text in _TRUE if text in _TRUE | _FALSE else text
+    if tag.endswith(":null"):
+        return None
+    return text  # unknown local tags: the text as written
+
+
+if _CParser is not None:
+
+    class _FastParser(_CParser):  # type: ignore[misc]
+        """The C composer with a resolver that only marks plain scalars."""
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+            if kind is _CScalarNode:
+                return PLAIN if implicit[0] else QUOTED
+            return "satori:collection"
+
+        def descend_resolver(self, *args: Any) -> None:
+            return None
+
+        def ascend_resolver(self, *args: Any) -> None:
+            return None
+
+
+def _compose(data: bytes) -> Any:
+    if _CParser is not None:
+        return _FastParser(data).get_single_node()
+    from ruamel.yaml import YAML  # pragma: no cover
+
+    return YAML(typ="safe", pure=True).compose(data)  # pragma: no cover
+
+
+class _Constructor:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.key_lines: KeyLines = {}
+        self.memo: dict[int, Any] = {}
+        self.sizes: dict[int, int] = {}
+        self.expanded = 0
+
+    def error(self, kind: SpecErrorKind, node: Any, message: str) -> SpecError:
+        return SpecError(kind, f"{self.name}:{node.start_mark.line + 1}: {message}")
+
+    def build(self, node: Any) -> Any:
+        key = id(node)
+        if key in self.memo:  # an alias: shared, but its expanded size counts again
+            self.expanded += self.sizes.get(key, 1)
+            if self.expanded > MAX_EXPANDED_NODES:
+                raise self.error(SpecErrorKind.TOO_LARGE, node,
+                                 f"aliases expand past {MAX_EXPANDED_NODES:,} nodes (a YAML alias bomb?)")
+            return self.memo[key]
+        before = self.expanded
+        self.expanded += 1
+        value: Any
+        if isinstance(node, ScalarNode) or (_CScalarNode is not None and isinstance(node, _CScalarNode)):
+            value = _typed_scalar(str(getattr(node, "tag", PLAIN)), node.value)
+            self.memo[key] = value
+        elif isinstance(node, SequenceNode):
+            value = []
+            self.memo[key] = value
+            value.extend(self.build(child) for child in node.value)
+        elif isinstance(node, MappingNode):
+            value = {}
+            self.memo[key] = value
+            self._fill_mapping(node, value)
+        else:  # pragma: no cover - the composer yields only these three
+            raise self.error(SpecErrorKind.SYNTAX, node, "unexpected YAML node")
+        self.sizes[key] = self.expanded - before
+        if self.expanded > MAX_EXPANDED_NODES:
+            raise self.error(SpecErrorKind.TOO_LARGE, node, f"document expands past {MAX_EXPANDED_NODES:,} nodes")
+        return value
+
+    def _fill_mapping(self, node: Any, target: dict[str, Any]) -> None:
+        lines: dict[str, int] = {}
+        merges: list[Any] = []
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode) and not (
+                _CScalarNode is not None and isinstance(key_node, _CScalarNode)
+            ):
+                raise self.error(SpecErrorKind.NON_STRING_KEY, key_node,
+                                 "a mapping key must be a string, not a mapping or a list")
+            text = key_node.value
+            if text == "<<" and str(getattr(key_node, "tag", "")) == PLAIN:
+                merges.append(value_node)
+                continue
+            if text in lines:
+                raise self.error(SpecErrorKind.DUPLICATE_KEY, key_node,
+                                 f"duplicate key {text!r} (first at line {lines[text]})")
+            lines[text] = key_node.start_mark.line + 1
+            target[text] = self.build(value_node)
+        for merge in merges:
+            for source in self._merge_sources(merge):
+                for mkey, mval in source.items():
+                    target.setdefault(mkey, mval)
+        self.key_lines[id(target)] = lines
+
+    def _merge_sources(self, node: Any) -> list[dict[str, Any]]:
+        built = self.build(node)
+        items = built if isinstance(built, list) else [built]
+        if not all(isinstance(item, dict) for item in items):
+            raise self.error(SpecErrorKind.SYNTAX, node, "'<<' merges only mappings")
+        return items
+
+
+def load_yaml(data: bytes, name: str) -> tuple[Any, KeyLines]:
+    """Parse one YAML document into JSON values and the key lines of every mapping."""
+    try:
+        node = _compose(data)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{name}:{mark.line + 1}" if mark is not None else name
+        raise SpecError(SpecErrorKind.SYNTAX, f"{where}: invalid YAML: {exc.problem or exc.context}") from None
+    except (YAMLError, UnicodeDecodeError, ValueError) as exc:
+        raise SpecError(SpecErrorKind.SYNTAX, f"{name}: invalid YAML: {_one_line(exc)}") from None
+    except Exception as exc:  # the C parser raises its own error classes
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{name}:{mark.line + 1}" if mark is not None else name
+        problem = getattr(exc, "problem", None) or _one_line(exc)
+        raise SpecError(SpecErrorKind.SYNTAX, f"{where}: invalid YAML: {problem}") from None
+    if node is None:
+        return None, {}
+    constructor = _Constructor(name)
+    try:
+        value = constructor.build(node)
+    except RecursionError:
+        raise SpecError(SpecErrorKind.TOO_LARGE, f"{name}: nested too deeply") from None
+    return value, constructor.key_lines
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
