@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from satori_ci.exit_codes import ExitCode
+from satori_ci.oracles.errors import OracleFileError
 from satori_ci.spec.errors import SpecError
 
 
@@ -14,4 +15,6 @@ def classify(exc: Exception) -> tuple[ExitCode | None, str]:
     """The exit code and message for a known error; (None, '') for a bug."""
     if isinstance(exc, SpecError):
         return ExitCode.INPUT_ERROR, exc.message
+    if isinstance(exc, OracleFileError):
+        return ExitCode.INPUT_ERROR, str(exc)
     return None, ""

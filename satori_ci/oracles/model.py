@@ -25,6 +25,8 @@ class Oracle:
     reason: str = ""
     enabled: bool = True
     operation_id: str | None = None
+    review: str | None = None
+    """Set when a human decision was carried over a change of the field: `needs review: ...`."""
 
     def interchange(self) -> dict[str, Any]:
         """The contract's interchange line (§3) as a dict, keys in the contract's order."""

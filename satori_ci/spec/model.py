@@ -158,6 +158,11 @@ class Spec:
     documents: Any = field(repr=False, compare=False, default=None)
     """The loaded documents (`satori_ci.spec.documents.DocumentSet`), for refs and line numbers."""
 
+    @property
+    def file(self) -> str:
+        """The spec's path in its repository (without a git revision)."""
+        return str(self.documents.entry) if self.documents is not None else self.source
+
     def line_of(self, location: SourceLocation) -> int | None:
         """1-based line of the node at `location`, or None when unknown."""
         if self.documents is None:

@@ -1,0 +1,155 @@
+"""`satori-ci infer` and `satori-ci oracle-diff`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from satori_ci.cli.progress import ProgressBar
+from satori_ci.cli.spec_commands import add_spec_options, load
+from satori_ci.exit_codes import ExitCode
+from satori_ci.infer.factory import BACKENDS, make_backend
+from satori_ci.infer.incremental import UpdateResult, update_oracle_file
+from satori_ci.infer.interface import Inferred
+from satori_ci.infer.llm import LLMConfig
+from satori_ci.oracles.diff import diff_oracle_files
+from satori_ci.oracles.errors import OracleFileError
+from satori_ci.oracles.file import OracleFile, dump_oracle_file, load_oracle_file
+from satori_ci.report.oracle_text import interchange_jsonl, oracle_diff_json, oracle_diff_text
+
+DEFAULT_MODEL = "gpt-4o"
+
+
+def default_oracle_path(spec_file: str, directory: str = ".satori") -> Path:
+    """`.satori/<spec path with / as .>.oracles.yaml`, e.g. `api/openapi.yaml` -> `.satori/api.openapi.oracles.yaml`."""
+    stem = Path(spec_file).with_suffix("").as_posix().strip("./").replace("/", ".")
+    return Path(directory) / f"{stem or 'spec'}.oracles.yaml"
+
+
+def read_oracle_file(path: Path) -> OracleFile | None:
+    """The file at `path`, or None when there is none yet."""
+    if not path.exists():
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OracleFileError(f"{path}: cannot read ({exc})") from None
+    return load_oracle_file(text, str(path))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=BACKENDS, default="rules",
+                        help="rules (default, offline, deterministic), llm (opt-in), declared (keywords only)")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help=f"LLM model name (default {DEFAULT_MODEL})")
+    parser.add_argument("--base-url", help="any OpenAI-compatible endpoint (OpenAI, Azure, Ollama, vLLM); "
+                        "default: OPENAI_BASE_URL, else OpenAI")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
+                        help="environment variable holding the key (default OPENAI_API_KEY)")
+    parser.add_argument("--concurrency", type=int, default=4, help="LLM requests at once (default 4)")
+    parser.add_argument("--max-calls", type=int, help="LLM request budget for this run")
+    parser.add_argument("--max-tokens", type=int, help="LLM token budget for this run")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+
+
+def llm_config(args: argparse.Namespace) -> LLMConfig | None:
+    if args.backend != "llm":
+        return None
+    return LLMConfig(model=args.model, base_url=args.base_url, api_key=os.environ.get(args.api_key_env) or None,
+                     concurrency=max(1, args.concurrency), max_calls=args.max_calls, max_tokens=args.max_tokens)
+
+
+def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args: argparse.Namespace
+                  ) -> UpdateResult:
+    bar = ProgressBar("inferring", enabled=not args.quiet)
+    total = 0
+    done = 0
+
+    def progress(finished: int, count: int) -> None:
+        bar.update(finished, count)
+
+    def on_inferred(_: Inferred) -> None:
+        nonlocal done
+        done += 1
+        if args.backend != "llm":
+            bar.update(done, total)
+
+    backend = make_backend(args.backend, llm_config(args), progress)
+    total = len(fields)
+    try:
+        return update_oracle_file(spec_file, fields, previous, backend, on_inferred)
+    finally:
+        bar.close()
+
+
+def summary_lines(result: UpdateResult, path: Path, backend: str) -> list[str]:
+    oracles = sum(len(e.oracles) for e in result.file.entries)
+    lines = [f"{len(result.file.entries)} field(s): {result.reused} reused, {result.moved} moved, "
+             f"{result.inferred} inferred ({backend}); {oracles} oracle(s) in {path}"]
+    stats = result.stats
+    if stats.calls:
+        lines.append(f"llm: {stats.calls} call(s), {stats.prompt_tokens:,} prompt + "
+                     f"{stats.completion_tokens:,} completion tokens, about ${stats.cost_usd:.4f}")
+    lines.extend(f"warning: {w}" for w in stats.warnings)
+    if result.pending:
+        lines.append(f"interrupted: {result.pending} field(s) left to infer; run again to finish "
+                     "(everything inferred so far was written)")
+    return lines
+
+
+def run_infer(args: argparse.Namespace) -> int:
+    spec = load(args.spec, args)
+    path = Path(args.oracles) if args.oracles else default_oracle_path(spec.file)
+    previous = read_oracle_file(path)
+    result = run_inference(spec.file, spec.fields, previous, args)
+    write_atomically(path, dump_oracle_file(result.file))
+    if args.jsonl:
+        sys.stdout.write(interchange_jsonl(result.file.enabled_oracles()))
+    if not args.quiet:
+        for line in summary_lines(result, path, args.backend):
+            print(line, file=sys.stderr)
+    return ExitCode.INTERRUPTED if result.pending else ExitCode.OK
+
+
+def run_oracle_diff(args: argparse.Namespace) -> int:
+    old = read_oracle_file(Path(args.old))
+    new = read_oracle_file(Path(args.new))
+    if new is None:
+        raise OracleFileError(f"{args.new}: no such file")
+    diff = diff_oracle_files(old, new)
+    if args.json:
+        sys.stdout.write(json.dumps(oracle_diff_json(diff), ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(oracle_diff_text(diff))
+    return ExitCode.OK
+
+
+def register(sub: Any) -> None:
+    infer = sub.add_parser("infer", help="infer oracles into the spec's oracle file",
+                           description="Infer test oracles for the spec's response fields, reusing the "
+                           "oracle file's reviewed oracles for every field whose fingerprint is unchanged.")
+    infer.add_argument("spec", metavar="SPEC", help="a file or REV:path")
+    infer.add_argument("--oracles", metavar="FILE",
+                       help="the oracle file to update (default .satori/<spec path>.oracles.yaml)")
+    infer.add_argument("--jsonl", action="store_true", help="print the enabled oracles as interchange lines")
+    add_backend_options(infer)
+    add_spec_options(infer)
+    infer.set_defaults(handler=run_infer)
+
+    diff = sub.add_parser("oracle-diff", help="added, removed and changed oracles between two oracle files")
+    diff.add_argument("old", metavar="OLD_FILE")
+    diff.add_argument("new", metavar="NEW_FILE")
+    diff.add_argument("--json", action="store_true", help="machine-readable output")
+    diff.set_defaults(handler=run_oracle_diff)

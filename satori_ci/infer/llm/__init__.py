@@ -1,0 +1,26 @@
+"""The opt-in LLM inference backend (SATORI): one prompt per response field, sent to any
+OpenAI-compatible chat endpoint, answers repaired and checked, the rest left to a fallback."""
+
+from .backend import InferenceInterrupted, LLMBackend, LLMConfig, ProgressCallback, backoff_delay
+from .budget import KNOWN_PRICES_PER_1K, Budget, Pricing, pricing_for
+from .parse import Extracted, Interpretation, extract_object, interpret
+from .prompt import SYSTEM_PROMPT, Prompt, build_prompt
+
+__all__ = [
+    "KNOWN_PRICES_PER_1K",
+    "SYSTEM_PROMPT",
+    "Budget",
+    "Extracted",
+    "InferenceInterrupted",
+    "Interpretation",
+    "LLMBackend",
+    "LLMConfig",
+    "Pricing",
+    "ProgressCallback",
+    "Prompt",
+    "backoff_delay",
+    "build_prompt",
+    "extract_object",
+    "interpret",
+    "pricing_for",
+]

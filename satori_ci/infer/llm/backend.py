@@ -1,0 +1,445 @@
+"""The opt-in LLM backend: one chat completion per response field (SATORI), with retries,
+a per-run budget, and a fallback backend for every field the LLM could not answer.
+
+Threads: requests run on a pool of `concurrency` worker threads; `on_inferred`, the progress
+callback and the fallback backend are only ever called from the thread that called `infer`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import random
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from satori_ci.infer.interface import BackendRun, BackendStats, InferenceBackend, Inferred, OnInferred
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.oracles.model import Oracle
+from satori_ci.spec.model import ResponseField
+
+from .budget import Budget, pricing_for
+from .errors import BadRequest, CallError, ConnectFailed, FatalError, MissingCredentials, TransientError
+from .parse import Interpretation, extract_object, interpret
+from .prompt import build_prompt
+
+if TYPE_CHECKING:
+    from .client import ChatClient
+
+ProgressCallback = Callable[[int, int], None]
+"""`progress(done, total)`: called with (0, total) at the start and after every finished field."""
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """How to reach the model and how much of it a run may use."""
+
+    model: str
+    base_url: str | None = None
+    """Any OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama). None: the
+    `OPENAI_BASE_URL` environment variable, else OpenAI's API."""
+    api_key: str | None = None
+    """None: `OPENAI_API_KEY`. Servers that need no key (Ollama, vLLM) still need a non-empty one."""
+    concurrency: int = 4
+    timeout: float = 60.0
+    """Seconds for one request."""
+    max_attempts: int = 4
+    """Attempts per field on 429, 5xx, timeouts and connection errors (the first one included)."""
+    backoff_base: float = 1.0
+    """Delay before the first retry; it doubles on each further retry."""
+    backoff_max: float = 30.0
+    """Upper bound of a delay, `retry-after` included."""
+    jitter: float = 0.25
+    """Each delay is scaled by a random factor in [1 - jitter, 1 + jitter]."""
+    seed: int | None = None
+    """Seed of the jitter (per field), for reproducible delays; None: random."""
+    max_calls: int | None = None
+    """Requests a run may send (retries included); None: no limit."""
+    max_tokens: int | None = None
+    """Prompt + completion tokens a run may use; None: no limit."""
+    price_per_1k_prompt: float | None = None
+    """USD per 1,000 prompt tokens for the cost estimate; None: known list price, else 0."""
+    price_per_1k_completion: float | None = None
+    temperature: float | None = 0.0
+    """None: not sent (for models that only accept their default)."""
+    max_output_tokens: int | None = None
+    """`max_tokens` of each request; None: not sent."""
+    json_mode: bool = True
+    """Ask for `response_format: json_object` (dropped for the run if the server refuses it)."""
+    ask_reasons: bool = True
+    """Ask for an optional one-line reason per oracle (costs a few output tokens)."""
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("an LLM model name is required")
+        if self.concurrency < 1 or self.max_attempts < 1:
+            raise ValueError("concurrency and max_attempts must be at least 1")
+        if self.timeout <= 0 or self.backoff_base < 0 or self.backoff_max < 0 or not 0 <= self.jitter <= 1:
+            raise ValueError("timeout must be positive, delays non-negative and jitter within [0, 1]")
+        for name in ("max_calls", "max_tokens"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must not be negative")
+
+    @property
+    def source(self) -> str:
+        return f"llm:{self.model}"
+
+    def resolved_api_key(self) -> str | None:
+        return self.api_key or os.environ.get("OPENAI_API_KEY") or None
+
+
+class InferenceInterrupted(KeyboardInterrupt):
+    """Raised by `infer` on Ctrl-C (a KeyboardInterrupt, so code that does not know it still stops).
+
+    `partial` holds every field finished before the interruption, in input order (the fields
+    not finished are simply missing) and the run's stats so far. Each of them was also passed to
+    `on_inferred` already.
+    """
+
+    def __init__(self, partial: BackendRun) -> None:
+        super().__init__("inference interrupted")
+        self.partial = partial
+
+
+def backoff_delay(retry: int, *, base: float, maximum: float, jitter: float, rng: random.Random,
+                  retry_after: float | None = None) -> float:
+    """Seconds to wait before retry number `retry` (1 for the first): exponential with jitter,
+    at least the server's `retry-after`, at most `maximum`."""
+    delay = base * 2.0 ** (retry - 1)
+    if jitter:
+        delay *= 1 + jitter * (2 * rng.random() - 1)
+    if retry_after is not None:
+        delay = max(delay, retry_after)
+    return max(0.0, min(delay, maximum))
+
+
+# Outcomes of one field's LLM attempt, settled on the calling thread.
+@dataclass(frozen=True)
+class _Done:
+    inferred: Inferred
+
+
+@dataclass(frozen=True)
+class _Fallback:
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Unreachable:
+    message: str
+
+
+class _Skipped:
+    pass
+
+
+_SKIPPED: Final = _Skipped()
+_Outcome = _Done | _Fallback | _Unreachable | _Skipped
+
+
+@dataclass
+class _Run:
+    """The mutable state of one `infer` call."""
+
+    budget: Budget
+    json_mode: bool
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    warnings: list[str] = field(default_factory=list)
+    fatal: str | None = None
+    requested: bool = False
+    budget_warned: bool = False
+    fallback_stats: list[BackendStats] = field(default_factory=list)
+
+    def warn(self, message: str) -> None:
+        with self.lock:
+            if message not in self.warnings:
+                self.warnings.append(message)
+
+
+class LLMBackend:
+    """`InferenceBackend` asking an LLM about each field; `fallback` answers what it cannot.
+
+    Fields go to the fallback backend when there is no API key or the server cannot be reached
+    on the first request (all fields, with a warning), once the budget is used up or the server
+    refuses the key or model (the remaining fields, with a warning), and for a single field whose
+    retries are exhausted or whose answer holds no JSON object (with a note on that field).
+    """
+
+    name = "llm"
+
+    def __init__(self, config: LLMConfig, fallback: InferenceBackend, *,
+                 progress: ProgressCallback | None = None,
+                 sleep: Callable[[float], None] | None = None) -> None:
+        self.config = config
+        self.fallback = fallback
+        self.progress = progress
+        self._sleep = sleep
+        self._pricing = pricing_for(config.model, config.price_per_1k_prompt, config.price_per_1k_completion)
+
+    # ---------------------------------------------------------------------------------------
+    # The run
+
+    def infer(self, fields: Sequence[ResponseField], on_inferred: OnInferred | None = None) -> BackendRun:
+        """Oracles for each field, in the order of `fields`.
+
+        Raises `InferenceInterrupted` (with the finished fields) on KeyboardInterrupt.
+        """
+        fields = list(fields)
+        total = len(fields)
+        results: list[Inferred | None] = [None] * total
+        cfg = self.config
+        run = _Run(budget=Budget(cfg.max_calls, cfg.max_tokens), json_mode=cfg.json_mode)
+        done = 0
+
+        def finish(index: int, inferred: Inferred) -> None:
+            nonlocal done
+            if results[index] is not None:
+                return
+            results[index] = inferred
+            done += 1
+            if on_inferred is not None:
+                on_inferred(inferred)
+            if self.progress is not None:
+                self.progress(done, total)
+
+        try:
+            if self.progress is not None:
+                self.progress(0, total)
+            client, why_not = self._open_client(run, total)
+            if client is None:
+                reason = (f"llm not used: {why_not}",)
+                self._run_fallback(run, fields, dict.fromkeys(range(total), reason), finish)
+            else:
+                try:
+                    self._run_llm(run, client, fields, finish)
+                finally:
+                    if not run.stop.is_set():  # workers may still be using it after an interruption
+                        client.close()
+        except KeyboardInterrupt as interrupt:
+            run.stop.set()
+            partial = BackendRun(tuple(r for r in results if r is not None), self._stats(run))
+            raise InferenceInterrupted(partial) from interrupt
+        finished = tuple(r for r in results if r is not None)
+        assert len(finished) == total, "every field is settled by the LLM or the fallback"
+        return BackendRun(finished, self._stats(run))
+
+    def _open_client(self, run: _Run, total: int) -> tuple[ChatClient | None, str]:
+        """The client, or None and why not (after a warning)."""
+        cfg = self.config
+        key = cfg.resolved_api_key()
+        if key is None:
+            run.warn(f"no API key for the LLM (give one or set OPENAI_API_KEY; any non-empty value for "
+                     f"servers that need none, such as Ollama): all {total} fields use the "
+                     f"{self.fallback.name} backend")
+            return None, "no API key"
+        from .client import ChatClient  # imports openai: only when the LLM is used
+
+        try:
+            client = ChatClient(model=cfg.model, api_key=key, base_url=cfg.base_url, timeout=cfg.timeout,
+                                temperature=cfg.temperature, max_output_tokens=cfg.max_output_tokens)
+        except MissingCredentials as err:
+            run.warn(f"the LLM client could not start ({err.message}): all {total} fields use the "
+                     f"{self.fallback.name} backend")
+            return None, "the LLM client could not start"
+        return client, ""
+
+    def _run_llm(self, run: _Run, client: ChatClient, fields: list[ResponseField],
+                 finish: Callable[[int, Inferred], None]) -> None:
+        pending: dict[int, tuple[str, ...]] = {}
+        index = 0
+        # Fields go one at a time until a request has been sent: a server that refuses the
+        # first connection is taken as down, and nothing else is tried.
+        while index < len(fields) and not run.requested:
+            outcome = self._attempt(run, client, index, fields[index], probe=True)
+            if isinstance(outcome, _Unreachable):
+                run.warn(f"cannot reach the LLM server at {client.base_url} ({outcome.message}): all "
+                         f"{len(fields) - index} remaining fields use the {self.fallback.name} backend")
+                for rest in range(index, len(fields)):
+                    pending[rest] = ("llm not used: server unreachable",)
+                self._run_fallback(run, fields, pending, finish)
+                return
+            self._settle(index, outcome, pending, finish)
+            index += 1
+        if index < len(fields):
+            pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="satori-llm")
+            futures: dict[Future[_Outcome], int] = {}
+            try:
+                for i in range(index, len(fields)):
+                    futures[pool.submit(self._attempt, run, client, i, fields[i], False)] = i
+                for future in as_completed(futures):
+                    self._settle(futures[future], future.result(), pending, finish)
+            except BaseException:
+                run.stop.set()
+                self._harvest(futures, finish)
+                raise
+            finally:
+                pool.shutdown(wait=False, cancel_futures=True)
+        if pending:
+            self._run_fallback(run, fields, pending, finish)
+
+    def _harvest(self, futures: dict[Future[_Outcome], int], finish: Callable[[int, Inferred], None]) -> None:
+        """On an interruption: keep the fields whose answer arrived but was not settled yet."""
+        for future, index in futures.items():
+            if not future.done() or future.cancelled() or future.exception() is not None:
+                continue
+            outcome = future.result()
+            if isinstance(outcome, _Done):
+                with contextlib.suppress(KeyboardInterrupt):
+                    finish(index, outcome.inferred)
+
+    def _settle(self, index: int, outcome: _Outcome, pending: dict[int, tuple[str, ...]],
+                finish: Callable[[int, Inferred], None]) -> None:
+        if isinstance(outcome, _Done):
+            finish(index, outcome.inferred)
+        elif isinstance(outcome, _Fallback):
+            pending[index] = outcome.notes
+
+    def _run_fallback(self, run: _Run, fields: list[ResponseField], notes: dict[int, tuple[str, ...]],
+                      finish: Callable[[int, Inferred], None]) -> None:
+        """Let the fallback backend do the fields in `notes`, prefixing each one's notes."""
+        indices = sorted(notes)
+        by_identity: dict[int, list[int]] = {}
+        for i in indices:
+            by_identity.setdefault(id(fields[i]), []).append(i)
+        used = f"inferred by the {self.fallback.name} backend instead"
+
+        def relabel(index: int, inferred: Inferred) -> Inferred:
+            return dataclasses.replace(inferred, notes=(*notes[index], used, *inferred.notes))
+
+        def on_fallback(inferred: Inferred) -> None:
+            waiting = by_identity.get(id(inferred.field))
+            if waiting:
+                index = waiting.pop(0)
+                finish(index, relabel(index, inferred))
+
+        result = self.fallback.infer([fields[i] for i in indices], on_fallback)
+        run.fallback_stats.append(result.stats)
+        for index, inferred in zip(indices, result.results, strict=False):
+            finish(index, relabel(index, inferred))
+
+    # ---------------------------------------------------------------------------------------
+    # One field
+
+    def _attempt(self, run: _Run, client: ChatClient, index: int, field: ResponseField,
+                 probe: bool) -> _Outcome:
+        try:
+            return self._ask(run, client, index, field, probe)
+        except Exception as err:  # a bug here must not lose the run: the field falls back
+            return _Fallback((f"llm step failed: {type(err).__name__}: {err}",))
+
+    def _ask(self, run: _Run, client: ChatClient, index: int, field: ResponseField,
+             probe: bool) -> _Outcome:
+        cfg = self.config
+        prompt = build_prompt(field, ask_reasons=cfg.ask_reasons)
+        if not prompt.kinds:
+            return _Done(Inferred(field, (), (f"no oracle kind applies to a field of type {field.type!r}",)))
+        rng = random.Random(f"{cfg.seed}:{index}") if cfg.seed is not None else random.Random()
+        notes: list[str] = []
+        failures = 0
+        responded = False
+        without_json = False
+        while True:
+            if run.stop.is_set():
+                return _SKIPPED
+            if run.fatal is not None:
+                return _Fallback((*notes, f"llm not used: {run.fatal}"))
+            refused = run.budget.start_call()
+            if refused is not None:
+                with run.lock:
+                    first = not run.budget_warned
+                    run.budget_warned = True
+                if first:
+                    run.warn(f"LLM budget exhausted ({refused}): the remaining fields use the "
+                             f"{self.fallback.name} backend")
+                return _Fallback((*notes, f"llm not used: {refused}"))
+            json_mode = run.json_mode and not without_json
+            run.requested = True
+            try:
+                completion = client.complete(prompt, json_mode=json_mode)
+            except ConnectFailed as err:
+                if probe and not responded:
+                    return _Unreachable(err.message)
+                failure: TransientError = err
+            except TransientError as err:
+                responded = responded or err.status is not None
+                failure = err
+            except BadRequest as err:
+                responded = True
+                if json_mode:
+                    without_json = True
+                    notes.append(f"the server refused response_format json_object ({err.message}); "
+                                 "asked again without it")
+                    continue
+                return _Fallback((*notes, f"llm request refused: {err.message}"))
+            except FatalError as err:
+                with run.lock:
+                    if run.fatal is None:
+                        run.fatal = f"the LLM server refused the request ({err.message})"
+                run.warn(f"the LLM server refused the request ({err.message}): the remaining fields use "
+                         f"the {self.fallback.name} backend")
+                return _Fallback((*notes, f"llm call failed: {err.message}"))
+            except CallError as err:
+                return _Fallback((*notes, f"llm call failed: {err.message}"))
+            else:
+                if without_json and run.json_mode:
+                    with run.lock:
+                        run.json_mode = False
+                    run.warn("the LLM server does not support response_format json_object: JSON is asked "
+                             "for in the prompt only for the rest of the run")
+                return self._read(run, field, prompt.kinds, completion.text, completion.prompt_tokens,
+                                  completion.completion_tokens, completion.finish_reason,
+                                  completion.usage_reported, notes)
+            failures += 1
+            if failures >= cfg.max_attempts:
+                return _Fallback((*notes, f"llm gave up after {failures} attempts: {failure.message}"))
+            notes.append(f"retried after {failure.message}")
+            delay = backoff_delay(failures, base=cfg.backoff_base, maximum=cfg.backoff_max,
+                                  jitter=cfg.jitter, rng=rng, retry_after=failure.retry_after)
+            if self._sleep is not None:
+                self._sleep(delay)
+            elif run.stop.wait(delay):
+                return _SKIPPED
+
+    def _read(self, run: _Run, field: ResponseField, kinds: tuple[OracleKind, ...], text: str | None,
+              prompt_tokens: int, completion_tokens: int, finish_reason: str | None,
+              usage_reported: bool, notes: list[str]) -> _Outcome:
+        run.budget.record(prompt_tokens, completion_tokens)
+        if not usage_reported:
+            run.warn("the LLM server reports no token usage: the token budget and the cost are not tracked")
+        if finish_reason == "length":
+            notes.append("the answer was cut at the output token limit")
+        extracted = extract_object(text)
+        notes.extend(extracted.notes)
+        if extracted.obj is None:
+            return _Fallback((*notes, "llm answer unusable"))
+        found = interpret(extracted.obj, kinds)
+        oracles = tuple(self._oracle(field, kind, value, found) for kind, value in found.values.items())
+        return _Done(Inferred(field, oracles, (*notes, *found.notes)))
+
+    def _oracle(self, field: ResponseField, kind: OracleKind, value: object, found: Interpretation) -> Oracle:
+        why = found.reasons.get(kind)
+        reason = f"llm: {why}" if why else f"llm: answer of {self.config.model} to the {kind.value} question"
+        return Oracle(operation=field.operation, field=field.field, kind=kind, value=value,
+                      source=self.config.source, reason=reason, operation_id=field.operation_id)
+
+    # ---------------------------------------------------------------------------------------
+
+    def _stats(self, run: _Run) -> BackendStats:
+        budget = run.budget
+        warnings = list(run.warnings)
+        calls, prompt, completion = budget.calls, budget.prompt_tokens, budget.completion_tokens
+        cost = self._pricing.cost(prompt, completion)
+        for stats in run.fallback_stats:
+            calls += stats.calls
+            prompt += stats.prompt_tokens
+            completion += stats.completion_tokens
+            cost += stats.cost_usd
+            warnings.extend(w for w in stats.warnings if w not in warnings)
+        return BackendStats(calls=calls, prompt_tokens=prompt, completion_tokens=completion,
+                            cost_usd=round(cost, 6), warnings=tuple(warnings))

@@ -1,0 +1,116 @@
+"""The one module that talks to the `openai` package.
+
+It sends one chat completion and turns the client's errors into the few cases the backend
+acts on. The client's own retries are off (`max_retries=0`): retrying is the backend's job.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
+
+from .errors import (
+    BadRequest,
+    CallError,
+    Completion,
+    ConnectFailed,
+    FatalError,
+    MissingCredentials,
+    TransientError,
+)
+from .prompt import Prompt
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date)."""
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            parsed = email.utils.parsedate_to_datetime(value)
+            return max(0.0, parsed.timestamp() - time.time())
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def _error_message(err: openai.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return f"HTTP {err.status_code}: {body['message']}"
+    return f"HTTP {err.status_code}: {err.message}"
+
+
+class ChatClient:
+    """An OpenAI-compatible chat endpoint (OpenAI, Azure OpenAI's v1 endpoint, Ollama, vLLM...)."""
+
+    def __init__(self, *, model: str, api_key: str, base_url: str | None, timeout: float,
+                 temperature: float | None = 0.0, max_output_tokens: int | None = None) -> None:
+        self.model = model
+        self.temperature = temperature
+        self.max_output_tokens = max_output_tokens
+        try:
+            self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+        except openai.OpenAIError as err:
+            raise MissingCredentials(str(err)) from err
+
+    def close(self) -> None:
+        self._client.close()
+
+    @property
+    def base_url(self) -> str:
+        return str(self._client.base_url)
+
+    def complete(self, prompt: Prompt, *, json_mode: bool) -> Completion:
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user},
+        ]
+        try:
+            response = self._client.chat.completions.create(
+                model=self.model,
+                messages=messages,
+                temperature=openai.omit if self.temperature is None else self.temperature,
+                max_tokens=openai.omit if self.max_output_tokens is None else self.max_output_tokens,
+                response_format={"type": "json_object"} if json_mode else openai.omit,
+            )
+        except openai.APITimeoutError as err:
+            raise TransientError(f"timed out: {err.message}") from err
+        except openai.APIConnectionError as err:
+            cause = err.__cause__
+            detail = f"connection error: {cause or err.message}"
+            if cause is not None and any(k.__name__ == "ConnectError" for k in type(cause).__mro__):
+                raise ConnectFailed(detail) from err
+            raise TransientError(detail) from err
+        except openai.RateLimitError as err:
+            raise TransientError(_error_message(err), status=429,
+                                 retry_after=_retry_after(err.response.headers)) from err
+        except openai.InternalServerError as err:
+            raise TransientError(_error_message(err), status=err.status_code,
+                                 retry_after=_retry_after(err.response.headers)) from err
+        except openai.BadRequestError as err:
+            raise BadRequest(_error_message(err), status=400) from err
+        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as err:
+            raise FatalError(_error_message(err), status=err.status_code) from err
+        except openai.APIStatusError as err:
+            if err.status_code == 408:
+                raise TransientError(_error_message(err), status=408) from err
+            raise CallError(_error_message(err), status=err.status_code) from err
+        except openai.OpenAIError as err:
+            raise CallError(f"{type(err).__name__}: {err}") from err
+        choices = response.choices or []
+        text = choices[0].message.content if choices else None
+        finish = choices[0].finish_reason if choices else None
+        usage = response.usage
+        if usage is None:
+            return Completion(text, 0, 0, finish, usage_reported=False)
+        return Completion(text, usage.prompt_tokens or 0, usage.completion_tokens or 0, finish)

@@ -1,0 +1,5 @@
+"""The `rules` backend: declared oracles plus deterministic rules over names, descriptions and examples."""
+
+from satori_ci.infer.rules.backend import RulesBackend
+
+__all__ = ["RulesBackend"]

@@ -1,0 +1,190 @@
+"""Check a response body against oracles (contract §2 "Checking semantics"); mirrored in JavaScript."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from satori_ci.oracles import predicates as p
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.oracles.model import Oracle
+from satori_ci.spec.paths import Items, MapValues, Prop, Segment, parse
+
+LIMIT = 200
+"""Offending strings are kept to this many code points; messages show at most this much JSON."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation: the oracle, where (RFC 6901 pointer), the offending value and a short message."""
+
+    oracle: Oracle
+    pointer: str
+    value: Any
+    message: str
+
+
+def js_number(x: float) -> str:
+    """A float written as JavaScript's String(x) writes it (shortest round-trip digits)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + js_number(-x)
+    mantissa, _, exponent = repr(x).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    raw = whole + fraction
+    digits = raw.lstrip("0")
+    n = len(whole) + (int(exponent) if exponent else 0) - (len(raw) - len(digits))
+    digits = digits.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    sign = "+" if n - 1 >= 0 else "-"
+    head = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{head}e{sign}{abs(n - 1)}"
+
+
+def to_json(value: Any) -> str:
+    """JSON text as Python's json.dumps(ensure_ascii=False) writes it, but numbers as JavaScript does."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return js_number(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(to_json(x) for x in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{to_json(str(k))}: {to_json(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def truncate_json(value: Any, limit: int = LIMIT) -> str:
+    """The JSON of value, cut to at most `limit` code points (ending with "…" when cut)."""
+    text = to_json(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def pointer_token(name: str) -> str:
+    """One RFC 6901 reference token: `~` as `~0`, `/` as `~1`."""
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def locate(body: Any, segments: Sequence[Segment], pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Every (pointer, value) the path reaches, in document order; wrong-type containers count as absent."""
+    if not segments:
+        yield pointer, body
+        return
+    head, rest = segments[0], segments[1:]
+    if isinstance(head, Prop):
+        if isinstance(body, dict) and head.name in body:
+            yield from locate(body[head.name], rest, f"{pointer}/{pointer_token(head.name)}")
+    elif isinstance(head, Items):
+        if p.is_array(body):
+            for i, element in enumerate(body):
+                yield from locate(element, rest, f"{pointer}/{i}")
+    elif isinstance(body, dict):
+        for key, element in body.items():
+            yield from locate(element, rest, f"{pointer}/{pointer_token(str(key))}")
+
+
+@lru_cache(maxsize=4096)
+def _segments(field: str) -> tuple[Segment, ...]:
+    return parse(field)
+
+
+def field_name(segments: Sequence[Segment]) -> str:
+    """The name messages use: last property name plus its `[]`/`{}` markers (`body` when none)."""
+    base, markers = "body", ""
+    for segment in segments:
+        if isinstance(segment, Prop):
+            base, markers = segment.name, ""
+        else:
+            markers += "{}" if isinstance(segment, MapValues) else "[]"
+    return base + markers
+
+
+_TYPE_NAMES = {"string": "a string", "boolean": "a boolean", "number": "a number", "array": "an array"}
+_FIXED = {
+    OracleKind.STRING_IS_URL: "is not an absolute URL",
+    OracleKind.STRING_IS_NUMERIC: "is not a decimal number",
+    OracleKind.STRING_IS_EMAIL: "is not an email address",
+    OracleKind.STRING_IS_DATE: "is not a date",
+    OracleKind.STRING_IS_TIME: "is not a time or date-time",
+    OracleKind.BOOLEAN_ALWAYS_TRUE: "is not true",
+    OracleKind.BOOLEAN_ALWAYS_FALSE: "is not false",
+}
+
+
+def _order_complaint(v: Any, ascending: bool, null_like: Collection[str]) -> str:
+    i, before = p.order_break(v, ascending, null_like) or (0, 0)
+    if before < 0:
+        return f"is not an array of numbers: {truncate_json(v[i])} at index {i}"
+    order = "ascending" if ascending else "descending"
+    return f"is not in {order} order: {to_json(v[i])} at index {i} follows {to_json(v[before])}"
+
+
+def complaint(kind: OracleKind, value: Any, v: Any, null_like: Collection[str] = ()) -> str | None:
+    """Why the non-null value v violates (kind, value), or None when it holds."""
+    if p.holds(kind, value, v, null_like):
+        return None
+    if not p.type_ok(kind, v):
+        return f"is not {_TYPE_NAMES[kind.applies_to]}"
+    if not p.value_ok(kind, value):
+        shape = "a list" if kind in p.LIST_VALUED else "a number"
+        return f"cannot be checked: the oracle value {truncate_json(value)} is not {shape}"
+    if kind in _FIXED:
+        return _FIXED[kind]
+    if kind in (OracleKind.STRING_SPECIFIC_VALUES, OracleKind.NUMBER_SPECIFIC_VALUES):
+        return f"is not one of {truncate_json(value)}"
+    if kind is OracleKind.STRING_FIXED_LENGTH:
+        return f"has {len(v)} characters, not {to_json(value)}"
+    if kind is OracleKind.NUMBER_MIN_VALUE:
+        return f"is less than {to_json(value)}"
+    if kind is OracleKind.NUMBER_MAX_VALUE:
+        return f"is greater than {to_json(value)}"
+    if kind is OracleKind.ARRAY_MIN_SIZE:
+        return f"has {len(v)} elements, fewer than {to_json(value)}"
+    if kind is OracleKind.ARRAY_MAX_SIZE:
+        return f"has {len(v)} elements, more than {to_json(value)}"
+    if kind is OracleKind.ARRAY_SPECIFIC_SIZES:
+        return f"has {len(v)} elements, not one of {truncate_json(value)}"
+    return _order_complaint(v, kind is OracleKind.ARRAY_NUMBER_ASC_ORDER, null_like)
+
+
+def _clip(v: Any) -> Any:
+    return v[:LIMIT] if isinstance(v, str) else v
+
+
+def check_body(oracles: Sequence[Oracle], body: Any, null_like: Collection[str] = ()) -> list[Finding]:
+    """Every violation of the (enabled) oracles in body: oracle order, then document order."""
+    nulls = frozenset(null_like)
+    findings: list[Finding] = []
+    for oracle in oracles:
+        if not oracle.enabled:
+            continue
+        segments = _segments(oracle.field)
+        name = field_name(segments)
+        for pointer, v in locate(body, segments):
+            if v is None or (isinstance(v, str) and v in nulls):
+                continue
+            why = complaint(oracle.kind, oracle.value, v, nulls)
+            if why is not None:
+                findings.append(Finding(oracle, pointer, _clip(v), f"{name} = {truncate_json(v)} {why}"))
+    return findings

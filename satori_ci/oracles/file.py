@@ -1,0 +1,219 @@
+"""The oracle file: one reviewed, committed YAML file per spec (the lockfile of its oracles).
+
+Written by a small deterministic emitter: every scalar is a JSON literal (JSON strings are YAML
+double-quoted strings), operations sorted, fields in spec order, one oracle a line, so that one
+changed field is a few changed lines and a file written by satori-ci reads back and writes again
+byte for byte. Read with the spec stage's YAML loader (duplicate keys refused, lines known).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from satori_ci.oracles.errors import OracleFileError
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.oracles.model import Oracle
+from satori_ci.spec.errors import SpecError
+from satori_ci.spec.model import OperationKey
+from satori_ci.spec.yaml_loader import load_yaml
+
+FORMAT_VERSION = 1
+METHOD_ORDER = {m: i for i, m in enumerate(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"))}
+
+HEADER = """\
+# satori-ci oracles for {spec}
+# Reviewed like code. Each field lists its fingerprint (what the spec says about it) and its oracles.
+# - silence an oracle: set `enabled: false`
+# - add your own: add a line with `source: manual` and a `reason`
+# Your edits stay as long as the field's fingerprint is unchanged. When the field changes in the
+# spec, they are kept with `review: ...`: check them, then delete the `review` key.
+"""
+
+
+@dataclass(frozen=True)
+class FieldEntry:
+    """The oracles recorded for one response field, and the fingerprint they were inferred from."""
+
+    operation: OperationKey
+    field: str
+    fingerprint: str
+    oracles: tuple[Oracle, ...]
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.operation.method, self.operation.path, self.operation.status, self.field)
+
+    @property
+    def has_human_decisions(self) -> bool:
+        return any(o.source == "manual" or not o.enabled for o in self.oracles)
+
+
+@dataclass(frozen=True)
+class OracleFile:
+    spec: str
+    entries: tuple[FieldEntry, ...]
+
+    def by_key(self) -> dict[tuple[str, str, str, str], FieldEntry]:
+        return {e.key: e for e in self.entries}
+
+    def enabled_oracles(self) -> list[Oracle]:
+        return [o for e in self.entries for o in e.oracles if o.enabled]
+
+
+def operation_label(key: OperationKey) -> str:
+    return f"{key.method} {key.path} {key.status}"
+
+
+def parse_operation_label(label: str) -> OperationKey | None:
+    parts = label.split(" ")
+    if len(parts) < 3 or not parts[1].startswith("/"):
+        return None
+    return OperationKey(parts[0].upper(), " ".join(parts[1:-1]), parts[-1])
+
+
+def _operation_sort_key(key: OperationKey) -> tuple[str, int, str, str]:
+    return (key.path, METHOD_ORDER.get(key.method, 99), key.method, key.status)
+
+
+def _lit(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _oracle_line(oracle: Oracle) -> str:
+    parts = [f"kind: {oracle.kind.value}"]
+    if oracle.value is not None:
+        value = list(oracle.value) if isinstance(oracle.value, tuple) else oracle.value
+        parts.append(f"value: {_lit(value)}")
+    parts.append(f"source: {_lit(oracle.source)}")
+    parts.append(f"enabled: {'true' if oracle.enabled else 'false'}")
+    if oracle.review:
+        parts.append(f"review: {_lit(oracle.review)}")
+    parts.append(f"reason: {_lit(oracle.reason)}")
+    return "        - {" + ", ".join(parts) + "}\n"
+
+
+def dump_oracle_file(data: OracleFile) -> str:
+    """The file's text: deterministic for the same entries in the same order."""
+    grouped: dict[OperationKey, list[FieldEntry]] = {}
+    for entry in data.entries:
+        grouped.setdefault(entry.operation, []).append(entry)
+    out = [HEADER.format(spec=data.spec), f"version: {FORMAT_VERSION}\n", f"spec: {_lit(data.spec)}\n"]
+    out.append("operations:" + (" {}\n" if not grouped else "\n"))
+    for operation in sorted(grouped, key=_operation_sort_key):
+        out.append(f"  {_lit(operation_label(operation))}:\n")
+        for entry in grouped[operation]:
+            out.append(f"    {_lit(entry.field)}:\n")
+            out.append(f"      fingerprint: {_lit(entry.fingerprint)}\n")
+            if entry.oracles:
+                out.append("      oracles:\n")
+                out.extend(_oracle_line(o) for o in entry.oracles)
+            else:
+                out.append("      oracles: []\n")
+    return "".join(out)
+
+
+def load_oracle_file(text: str, name: str) -> OracleFile:
+    """Read an oracle file (written by satori-ci or edited by hand)."""
+    try:
+        raw, key_lines = load_yaml(text.encode("utf-8"), name)
+    except SpecError as exc:
+        raise OracleFileError(str(exc)) from None
+    if raw is None:
+        return OracleFile(spec="", entries=())
+    reader = _Reader(name, key_lines)
+    return reader.read(raw)
+
+
+class _Reader:
+    def __init__(self, name: str, key_lines: dict[int, dict[str, int]]) -> None:
+        self.name = name
+        self.key_lines = key_lines
+
+    def fail(self, container: Any, key: str, message: str) -> OracleFileError:
+        line = self.key_lines.get(id(container), {}).get(key) if isinstance(container, dict) else None
+        where = f"{self.name}:{line}" if line else self.name
+        return OracleFileError(f"{where}: {message}")
+
+    def read(self, raw: Any) -> OracleFile:
+        if not isinstance(raw, dict):
+            raise OracleFileError(f"{self.name}: not an oracle file (top level is not a mapping)")
+        version = raw.get("version", FORMAT_VERSION)
+        if version != FORMAT_VERSION:
+            raise self.fail(raw, "version", f"unsupported oracle file version {version!r}")
+        unknown = sorted(set(raw) - {"version", "spec", "operations"})
+        if unknown:
+            raise self.fail(raw, unknown[0], f"unknown key {unknown[0]!r}")
+        operations = raw.get("operations") or {}
+        if not isinstance(operations, dict):
+            raise self.fail(raw, "operations", "'operations' must be a mapping")
+        entries: list[FieldEntry] = []
+        for label, fields in operations.items():
+            operation = parse_operation_label(label)
+            if operation is None:
+                raise self.fail(operations, label, f"{label!r} is not 'METHOD /path STATUS'")
+            if not isinstance(fields, dict):
+                raise self.fail(operations, label, "an operation maps field paths to their oracles")
+            for field, body in fields.items():
+                entries.append(self._entry(operation, field, body, fields))
+        return OracleFile(spec=str(raw.get("spec") or ""), entries=tuple(entries))
+
+    def _entry(self, operation: OperationKey, field: str, body: Any, parent: dict[str, Any]) -> FieldEntry:
+        if not isinstance(body, dict):
+            raise self.fail(parent, field, f"field {field!r} needs 'fingerprint' and 'oracles'")
+        unknown = sorted(set(body) - {"fingerprint", "oracles"})
+        if unknown:
+            raise self.fail(body, unknown[0], f"unknown key {unknown[0]!r} in field {field!r}")
+        oracles_raw = body.get("oracles") or []
+        if not isinstance(oracles_raw, list):
+            raise self.fail(body, "oracles", f"'oracles' of {field!r} must be a list")
+        oracles = tuple(self._oracle(operation, field, o, body) for o in oracles_raw)
+        return FieldEntry(operation, field, str(body.get("fingerprint") or ""), oracles)
+
+    def _oracle(self, operation: OperationKey, field: str, raw: Any, parent: dict[str, Any]) -> Oracle:
+        if not isinstance(raw, dict) or "kind" not in raw:
+            raise self.fail(parent, "oracles", f"an oracle of {field!r} needs at least a 'kind'")
+        unknown = sorted(set(raw) - {"kind", "value", "source", "enabled", "review", "reason"})
+        if unknown:
+            raise self.fail(parent, "oracles", f"unknown key {unknown[0]!r} in an oracle of {field!r}")
+        try:
+            kind = OracleKind(raw["kind"])
+        except ValueError:
+            raise self.fail(parent, "oracles", f"unknown oracle kind {raw['kind']!r} on {field!r}") from None
+        value = normalize_value(kind, raw.get("value"))
+        if value is _INVALID:
+            raise self.fail(parent, "oracles",
+                            f"value {raw.get('value')!r} does not fit {kind.value} on {field!r}")
+        source = str(raw.get("source") or "manual")
+        enabled = raw.get("enabled", True)
+        if not isinstance(enabled, bool):
+            raise self.fail(parent, "oracles", f"'enabled' of an oracle of {field!r} must be true or false")
+        review = raw.get("review")
+        return Oracle(operation, field, kind, value, source, str(raw.get("reason") or ""), enabled,
+                      review=str(review) if review else None)
+
+
+_INVALID: Any = object()
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def normalize_value(kind: OracleKind, value: Any) -> Any:
+    """The value in its canonical shape for the kind (lists become tuples), or `_INVALID`."""
+    if not kind.takes_value:
+        return None if value is None else _INVALID
+    if kind is OracleKind.STRING_SPECIFIC_VALUES:
+        ok = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+        return tuple(value) if ok else _INVALID
+    if kind in (OracleKind.NUMBER_SPECIFIC_VALUES, OracleKind.ARRAY_SPECIFIC_SIZES):
+        ok = isinstance(value, list) and value and all(_is_number(v) for v in value)
+        if kind is OracleKind.ARRAY_SPECIFIC_SIZES:
+            ok = ok and all(float(v).is_integer() and v >= 0 for v in value)
+        return tuple(value) if ok else _INVALID
+    if kind in (OracleKind.NUMBER_MIN_VALUE, OracleKind.NUMBER_MAX_VALUE):
+        return value if _is_number(value) else _INVALID
+    ok = _is_number(value) and float(value).is_integer() and value >= 0
+    return int(value) if ok else _INVALID

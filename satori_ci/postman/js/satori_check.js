@@ -1,0 +1,326 @@
+(function () {
+  // Satori-CI response checker: the contract's checking semantics (fields-and-oracles.md §2).
+  // Mirror of satori_ci/oracles/predicates.py and check.py; findings and messages are byte-identical.
+  // One function expression, no require, no modules: it is embedded as text into Postman scripts.
+  'use strict';
+
+  var LIMIT = 200;
+  // Union of Python's str.isspace() and JavaScript's \s.
+  var WS = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+  var URL_START = /^[A-Za-z][A-Za-z0-9+.\-]*:\/\/([^\/?#]*)/;
+  var NUMERIC = /^[+-]?[0-9]+(?:\.[0-9]+)?$/;
+  var EMAIL = /^[^@]+@[^@]+\.[^@]+$/;
+
+  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  var MON = '(' + MONTHS.join('|') + ')';
+  var YMD_DASH = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+  var YMD_SLASH = /^([0-9]{4})\/([0-9]{2})\/([0-9]{2})$/;
+  var XX_SLASH = /^([0-9]{2})\/([0-9]{2})\/([0-9]{4})$/;
+  var DMY_DASH = /^([0-9]{2})-([0-9]{2})-([0-9]{4})$/;
+  var D_MON_Y = new RegExp('^([0-9]{1,2}) ' + MON + ' ([0-9]{4})$');
+  var MON_D_Y = new RegExp('^' + MON + ' ([0-9]{1,2}), ([0-9]{4})$');
+
+  var SS = '(?::([0-9]{2})(?:\\.[0-9]+)?)?';
+  var ZONE = '(?:Z|[+-]([0-9]{2}):?([0-9]{2}))?';
+  var TIME_24 = new RegExp('^([0-9]{1,2}):([0-9]{2})' + SS + ZONE + '$');
+  var TIME_12 = new RegExp('^([0-9]{1,2}):([0-9]{2})' + SS + ' ?[aApP][mM]$');
+  var DATE_TIME = new RegExp('^([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2})' + SS + ZONE + '$');
+
+  var LIST_VALUED = { string_specific_values: true, number_specific_values: true, array_specific_sizes: true };
+  var VALUED = {
+    string_specific_values: true, string_fixed_length: true, number_min_value: true, number_max_value: true,
+    number_specific_values: true, array_min_size: true, array_max_size: true, array_specific_sizes: true
+  };
+  var TYPE_NAMES = { string: 'a string', boolean: 'a boolean', number: 'a number', array: 'an array' };
+  var FIXED = {
+    string_is_url: 'is not an absolute URL',
+    string_is_numeric: 'is not a decimal number',
+    string_is_email: 'is not an email address',
+    string_is_date: 'is not a date',
+    string_is_time: 'is not a time or date-time',
+    boolean_always_true: 'is not true',
+    boolean_always_false: 'is not false'
+  };
+
+  function has(obj, key) {
+    return Object.prototype.hasOwnProperty.call(obj, key);
+  }
+
+  function isNumber(v) {
+    return typeof v === 'number';
+  }
+
+  function isObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  }
+
+  function codePoints(s) {
+    return Array.from(s);
+  }
+
+  function isUrl(s) {
+    var m = URL_START.exec(s);
+    if (m === null || WS.test(s)) return false;
+    var hostPort = m[1].slice(m[1].lastIndexOf('@') + 1);
+    var colon = hostPort.indexOf(':');
+    return (colon < 0 ? hostPort : hostPort.slice(0, colon)) !== '';
+  }
+
+  function isNumeric(s) {
+    return NUMERIC.test(s);
+  }
+
+  function isEmail(s) {
+    return EMAIL.test(s) && !WS.test(s);
+  }
+
+  function daysIn(year, month) {
+    if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+    return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  }
+
+  function validDate(year, month, day) {
+    var y = Number(year), m = Number(month), d = Number(day);
+    return m >= 1 && m <= 12 && d >= 1 && d <= daysIn(y, m);
+  }
+
+  function isDate(s) {
+    var m = YMD_DASH.exec(s) || YMD_SLASH.exec(s);
+    if (m) return validDate(m[1], m[2], m[3]);
+    if ((m = XX_SLASH.exec(s))) return validDate(m[3], m[2], m[1]) || validDate(m[3], m[1], m[2]);
+    if ((m = DMY_DASH.exec(s))) return validDate(m[3], m[2], m[1]);
+    if ((m = D_MON_Y.exec(s))) return validDate(m[3], MONTHS.indexOf(m[2]) + 1, m[1]);
+    if ((m = MON_D_Y.exec(s))) return validDate(m[3], MONTHS.indexOf(m[1]) + 1, m[2]);
+    return false;
+  }
+
+  function validClock(hour, minute, second, low, high) {
+    var h = Number(hour);
+    return h >= low && h <= high && Number(minute) <= 59 && (second === undefined || Number(second) <= 59);
+  }
+
+  function validZone(hours, minutes) {
+    return hours === undefined || minutes === undefined || (Number(hours) <= 23 && Number(minutes) <= 59);
+  }
+
+  function isTime(s) {
+    var m = TIME_24.exec(s);
+    if (m) return validClock(m[1], m[2], m[3], 0, 23) && validZone(m[4], m[5]);
+    if ((m = TIME_12.exec(s))) return validClock(m[1], m[2], m[3], 1, 12);
+    if ((m = DATE_TIME.exec(s))) {
+      return validDate(m[1], m[2], m[3]) && validClock(m[4], m[5], m[6], 0, 23) && validZone(m[7], m[8]);
+    }
+    return false;
+  }
+
+  var STRING_TESTS = {
+    string_is_url: isUrl,
+    string_is_numeric: isNumeric,
+    string_is_email: isEmail,
+    string_is_date: isDate,
+    string_is_time: isTime
+  };
+
+  function family(kind) {
+    return kind.split('_')[0];
+  }
+
+  function typeOk(kind, v) {
+    var f = family(kind);
+    if (f === 'string') return typeof v === 'string';
+    if (f === 'boolean') return typeof v === 'boolean';
+    if (f === 'number') return isNumber(v);
+    if (f === 'array') return Array.isArray(v);
+    throw new Error('unknown oracle kind: ' + kind);
+  }
+
+  function valueOk(kind, value) {
+    if (has(LIST_VALUED, kind)) return Array.isArray(value);
+    if (has(VALUED, kind)) return isNumber(value);
+    return true;
+  }
+
+  function oneOfNumbers(v, options) {
+    return options.some(function (x) { return isNumber(x) && x === v; });
+  }
+
+  function isNullLike(v, nullLike) {
+    return typeof v === 'string' && nullLike.indexOf(v) >= 0;
+  }
+
+  // First element breaking the order: [its index, index of the number before it or -1 if not a number].
+  function orderBreak(v, ascending, nullLike) {
+    var previous = -1;
+    for (var i = 0; i < v.length; i++) {
+      var el = v[i];
+      if (el === null || isNullLike(el, nullLike || [])) continue;
+      if (!isNumber(el)) return [i, -1];
+      if (previous >= 0) {
+        var before = v[previous];
+        if (!(ascending ? el >= before : el <= before)) return [i, previous];
+      }
+      previous = i;
+    }
+    return null;
+  }
+
+  function holds(kind, value, v, nullLike) {
+    if (!typeOk(kind, v) || !valueOk(kind, value)) return false;
+    if (has(STRING_TESTS, kind)) return STRING_TESTS[kind](v);
+    switch (kind) {
+      case 'string_specific_values':
+        return value.some(function (x) { return typeof x === 'string' && x === v; });
+      case 'string_fixed_length': return codePoints(v).length === value;
+      case 'boolean_always_true': return v === true;
+      case 'boolean_always_false': return v === false;
+      case 'number_min_value': return v >= value;
+      case 'number_max_value': return v <= value;
+      case 'number_specific_values': return oneOfNumbers(v, value);
+      case 'array_min_size': return v.length >= value;
+      case 'array_max_size': return v.length <= value;
+      case 'array_specific_sizes': return oneOfNumbers(v.length, value);
+      case 'array_number_asc_order': return orderBreak(v, true, nullLike) === null;
+      case 'array_number_desc_order': return orderBreak(v, false, nullLike) === null;
+      default: throw new Error('unknown oracle kind: ' + kind);
+    }
+  }
+
+  var ESCAPES = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+  function quote(s) {
+    return '"' + s.replace(/[\x00-\x1f"\\]/g, function (c) {
+      return has(ESCAPES, c) ? ESCAPES[c] : '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4);
+    }) + '"';
+  }
+
+  // JSON as Python's json.dumps(ensure_ascii=False) writes it (", " and ": "), numbers as String(n).
+  function toJson(v) {
+    if (v === null || v === undefined) return 'null';
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (typeof v === 'number') return String(v);
+    if (typeof v === 'string') return quote(v);
+    if (Array.isArray(v)) return '[' + v.map(toJson).join(', ') + ']';
+    if (typeof v === 'object') {
+      return '{' + Object.keys(v).map(function (k) { return quote(k) + ': ' + toJson(v[k]); }).join(', ') + '}';
+    }
+    return quote(String(v));
+  }
+
+  function truncateJson(v, limit) {
+    var max = limit === undefined ? LIMIT : limit;
+    var text = toJson(v);
+    var cps = codePoints(text);
+    return cps.length <= max ? text : cps.slice(0, max - 1).join('') + '\u2026';
+  }
+
+  function pointerToken(name) {
+    return name.replace(/~/g, '~0').replace(/\//g, '~1');
+  }
+
+  // Every [pointer, value] the segments reach, in document order; wrong-type containers count as absent.
+  function locate(body, segments, start, pointer, out) {
+    if (start === segments.length) {
+      out.push([pointer, body]);
+      return out;
+    }
+    var seg = segments[start];
+    if (has(seg, 'prop')) {
+      if (isObject(body) && has(body, seg.prop)) {
+        locate(body[seg.prop], segments, start + 1, pointer + '/' + pointerToken(seg.prop), out);
+      }
+    } else if (seg.items) {
+      if (Array.isArray(body)) {
+        for (var i = 0; i < body.length; i++) locate(body[i], segments, start + 1, pointer + '/' + i, out);
+      }
+    } else if (seg.map) {
+      if (isObject(body)) {
+        Object.keys(body).forEach(function (k) {
+          locate(body[k], segments, start + 1, pointer + '/' + pointerToken(k), out);
+        });
+      }
+    } else {
+      throw new Error('unknown path segment: ' + JSON.stringify(seg));
+    }
+    return out;
+  }
+
+  function fieldName(segments) {
+    var base = 'body', markers = '';
+    segments.forEach(function (seg) {
+      if (has(seg, 'prop')) {
+        base = seg.prop;
+        markers = '';
+      } else {
+        markers += seg.map ? '{}' : '[]';
+      }
+    });
+    return base + markers;
+  }
+
+  function orderComplaint(v, ascending, nullLike) {
+    var found = orderBreak(v, ascending, nullLike) || [0, 0];
+    var i = found[0], before = found[1];
+    if (before < 0) return 'is not an array of numbers: ' + truncateJson(v[i]) + ' at index ' + i;
+    return 'is not in ' + (ascending ? 'ascending' : 'descending') + ' order: ' + toJson(v[i]) +
+      ' at index ' + i + ' follows ' + toJson(v[before]);
+  }
+
+  function complaint(kind, value, v, nullLike) {
+    if (holds(kind, value, v, nullLike)) return null;
+    if (!typeOk(kind, v)) return 'is not ' + TYPE_NAMES[family(kind)];
+    if (!valueOk(kind, value)) {
+      return 'cannot be checked: the oracle value ' + truncateJson(value) + ' is not ' +
+        (has(LIST_VALUED, kind) ? 'a list' : 'a number');
+    }
+    if (has(FIXED, kind)) return FIXED[kind];
+    switch (kind) {
+      case 'string_specific_values':
+      case 'number_specific_values':
+        return 'is not one of ' + truncateJson(value);
+      case 'string_fixed_length': return 'has ' + codePoints(v).length + ' characters, not ' + toJson(value);
+      case 'number_min_value': return 'is less than ' + toJson(value);
+      case 'number_max_value': return 'is greater than ' + toJson(value);
+      case 'array_min_size': return 'has ' + v.length + ' elements, fewer than ' + toJson(value);
+      case 'array_max_size': return 'has ' + v.length + ' elements, more than ' + toJson(value);
+      case 'array_specific_sizes': return 'has ' + v.length + ' elements, not one of ' + truncateJson(value);
+      default: return orderComplaint(v, kind === 'array_number_asc_order', nullLike);
+    }
+  }
+
+  function clip(v) {
+    return typeof v === 'string' ? codePoints(v).slice(0, LIMIT).join('') : v;
+  }
+
+  // oracles: [{field, segments, oracle, value}]; returns [{index, pointer, value, message}].
+  function checkBody(oracles, body, nullLike) {
+    var nulls = nullLike || [];
+    var findings = [];
+    oracles.forEach(function (o, index) {
+      if (o.enabled === false) return;
+      var name = fieldName(o.segments);
+      var value = o.value === undefined ? null : o.value;
+      locate(body, o.segments, 0, '', []).forEach(function (hit) {
+        var v = hit[1];
+        if (v === null || v === undefined || isNullLike(v, nulls)) return;
+        var why = complaint(o.oracle, value, v, nulls);
+        if (why !== null) {
+          findings.push({ index: index, pointer: hit[0], value: clip(v), message: name + ' = ' + truncateJson(v) + ' ' + why });
+        }
+      });
+    });
+    return findings;
+  }
+
+  return {
+    checkBody: checkBody,
+    holds: holds,
+    isUrl: isUrl,
+    isNumeric: isNumeric,
+    isEmail: isEmail,
+    isDate: isDate,
+    isTime: isTime,
+    toJson: toJson,
+    truncateJson: truncateJson,
+    fieldName: fieldName
+  };
+})()

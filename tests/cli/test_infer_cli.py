@@ -1,0 +1,69 @@
+"""`satori-ci infer` and `oracle-diff` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from satori_ci.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bookshop"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EXAMPLES / "openapi.v1.yaml", tmp_path / "api.yaml")
+    return tmp_path
+
+
+def test_infer_writes_the_oracle_file_and_is_deterministic(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["infer", "api.yaml", "--jsonl"]) == 0
+    out, err = capsys.readouterr()
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert {"method": "GET", "path": "/books", "status": "200", "field": "books[].format",
+            "oracle": "string_specific_values", "value": ["hardcover", "paperback", "ebook"],
+            "operation_id": "listBooks", "source": "declared",
+            "reason": "spec: enum [hardcover, paperback, ebook]"} in lines
+    assert "14 field(s): 0 reused, 0 moved, 14 inferred (rules)" in err
+    first = (workdir / ".satori" / "api.oracles.yaml").read_bytes()
+    (workdir / ".satori" / "api.oracles.yaml").unlink()
+    assert main(["infer", "api.yaml", "--quiet"]) == 0
+    assert (workdir / ".satori" / "api.oracles.yaml").read_bytes() == first
+
+
+def test_second_run_reuses_and_oracle_diff_shows_the_change(workdir: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["infer", "api.yaml", "--oracles", "old.yaml", "--quiet"]) == 0
+    shutil.copy("old.yaml", "new.yaml")
+    shutil.copy(EXAMPLES / "openapi.v2.yaml", workdir / "api.yaml")
+    assert main(["infer", "api.yaml", "--oracles", "new.yaml"]) == 0
+    _, err = capsys.readouterr()
+    assert "22 field(s): 12 reused, 0 moved, 10 inferred (rules)" in err
+    assert main(["oracle-diff", "old.yaml", "new.yaml", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    changed = {(f["path"], f["field"]) for f in report["fields"]}
+    assert ("/books", "books[].store.latitude") in changed
+    assert ("/books/{isbn}", "format") in changed
+    fmt = next(f for f in report["fields"] if f["field"] == "books[].format")
+    assert fmt["changed"][0]["what"] == "value"
+
+
+def test_llm_backend_without_key_falls_back_to_rules(workdir: Path, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["infer", "api.yaml", "--backend", "llm", "--oracles", "llm.yaml"]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "rules" in err
+    assert main(["infer", "api.yaml", "--oracles", "rules.yaml", "--quiet"]) == 0
+    assert Path("llm.yaml").read_text() == Path("rules.yaml").read_text()
+
+
+def test_a_broken_oracle_file_is_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Path("bad.yaml").write_text("version: 1\noperations:\n  GET /x 200:\n"
+                                "    a: {fingerprint: x, oracles: [{kind: nope}]}\n")
+    assert main(["infer", "api.yaml", "--oracles", "bad.yaml"]) == 2
+    assert "bad.yaml:4: unknown oracle kind 'nope'" in capsys.readouterr().err
