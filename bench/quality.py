@@ -14,12 +14,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _data import DEFAULT_DATA, fields_from_jsonl, match_key, read_jsonl, same_value  # noqa: E402
+from _data import DEFAULT_DATA, fields_from_jsonl, match_key, read_jsonl, same_value
 
-from satori_ci.infer.declared import DeclaredBackend  # noqa: E402
-from satori_ci.infer.interface import InferenceBackend  # noqa: E402
-from satori_ci.infer.rules import RulesBackend  # noqa: E402
-from satori_ci.oracles.kinds import OracleKind  # noqa: E402
+from satori_ci.infer.declared import DeclaredBackend
+from satori_ci.infer.interface import InferenceBackend
+from satori_ci.infer.rules import RulesBackend
+from satori_ci.oracles.kinds import OracleKind
 
 BACKENDS: dict[str, Callable[[], InferenceBackend]] = {"declared": DeclaredBackend, "rules": RulesBackend}
 
@@ -94,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", choices=sorted(BACKENDS), default="rules")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of labelled operations")
     args = parser.parse_args(argv)
-    folders = sorted(d for d in args.data.iterdir() if (d / "labels.jsonl").is_file() and (d / "fields.jsonl").is_file())
+    folders = sorted(
+        d for d in args.data.iterdir() if (d / "labels.jsonl").is_file() and (d / "fields.jsonl").is_file()
+    )
     if not folders:
         print(f"no labelled folders under {args.data}", file=sys.stderr)
         return 2

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from satori_ci.spec.documents import DocumentSet
@@ -28,6 +31,28 @@ def detect_version(root: Any, name: str) -> str:
 
 def load_spec(ref: str, *, follow_remote_refs: bool = False, max_bytes: int = DEFAULT_MAX_BYTES) -> Spec:
     """Read, resolve and list the response fields of the spec at `ref` (a path or `REV:path`)."""
+    with _collector_paused():
+        return _load(ref, follow_remote_refs, max_bytes)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a spec is loaded.
+
+    A large spec is millions of acyclic dicts and lists; while they and the fields are built, the
+    collector's full passes over them find nothing and cost about as much as the parse itself
+    (GitHub's spec). Reference counting still frees everything; collection resumes afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load(ref: str, follow_remote_refs: bool, max_bytes: int) -> Spec:
     reader = open_source(ref, max_bytes=max_bytes)
     documents = DocumentSet(reader, follow_remote=follow_remote_refs)
     root = documents.root()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-_SPECIAL = frozenset(".[]{}\\")
+_SPECIAL = re.compile(r"[.\[\]{}\\]")
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,9 @@ class FieldPathError(ValueError):
 
 def escape_name(name: str) -> str:
     """A property name as it is written in a path: `a.b` becomes `a\\.b`."""
-    if not any(ch in _SPECIAL for ch in name):
+    if _SPECIAL.search(name) is None:
         return name
-    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in name)
+    return _SPECIAL.sub(r"\\\g<0>", name)
 
 
 def join_prop(prefix: str, name: str) -> str:

@@ -60,11 +60,21 @@ def _json_type(value: Any) -> str:
 
 def build_view(documents: DocumentSet, parts: list[Part], ancestors: set[int]) -> SchemaView | None:
     """Merge `parts` into one view; None when the schema contains itself (a cycle on this path)."""
+    view, complete = build_view_or_cut(documents, parts, ancestors)
+    return view if complete else None
+
+
+def build_view_or_cut(documents: DocumentSet, parts: list[Part], ancestors: set[int]) -> tuple[SchemaView, bool]:
+    """Merge `parts` into one view, and whether it is complete (False: the schema contains itself).
+
+    Either way `view.ids` holds every node looked at, the one found among `ancestors` included: the
+    outcome depends on `ancestors` only through those ids.
+    """
     view = SchemaView()
     for node, file, pointer in parts:
         if not _absorb(documents, view, node, file, pointer, ancestors, alternative=False):
-            return None
-    return view
+            return view, False
+    return view, True
 
 
 def _absorb(documents: DocumentSet, view: SchemaView, node: Any, file: str, pointer: str,
@@ -72,6 +82,7 @@ def _absorb(documents: DocumentSet, view: SchemaView, node: Any, file: str, poin
     if not isinstance(node, dict):
         return True  # `true`/`false` schemas and junk carry nothing
     if id(node) in ancestors:
+        view.ids.add(id(node))
         return False
     if id(node) in view.ids:
         return True

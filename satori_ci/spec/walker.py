@@ -18,7 +18,7 @@ from satori_ci.spec.model import (
     SourceLocation,
 )
 from satori_ci.spec.paths import escape_name
-from satori_ci.spec.schema_view import Part, SchemaView, build_view
+from satori_ci.spec.schema_view import Part, SchemaView, build_view, build_view_or_cut
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 LEAF_TYPES = frozenset({"string", "number", "integer", "boolean"})
@@ -40,8 +40,11 @@ class _FieldInfo:
     fingerprint: str
     location: SourceLocation
     notes: tuple[str, ...]
+    shared: dict[str, Any]
+    """The `ResponseField` attributes that do not depend on where the subtree is used."""
 
 
+_MemoKey = tuple[str, tuple[int, ...]]
 _Template = tuple[str, _FieldInfo]
 """A field relative to its subtree: the suffix appended to the subtree's path (`` for the subtree
 itself, `.name`, `[]`, `[].name`, `{}`) and the shared field info."""
@@ -51,7 +54,11 @@ class _FieldCollector:
     """Walks response body schemas, emitting `ResponseField`s.
 
     A schema subtree gives the same fields wherever it is used, unless a cycle was cut inside it
-    (a recursive schema: that depends on the path), so subtrees are walked once and memoized.
+    (a recursive schema): then they depend on the path, but only through which of the schema nodes
+    looked at inside the subtree (its "dependencies") are ancestors. So subtrees are walked once and
+    memoized: without a cut, by the subtree alone; with one, by the subtree and the ancestors among
+    its dependencies. Without the second memo, a dense knot of mutually recursive schemas (an
+    office document model) is walked once per path through it: exponentially often.
     """
 
     def __init__(self, documents: DocumentSet, title: str, out: list[ResponseField]) -> None:
@@ -59,18 +66,26 @@ class _FieldCollector:
         self.title = title
         self.out = out
         self.visits = 0
-        self._memo: dict[tuple[str, tuple[int, ...]], tuple[_Template, ...]] = {}
-        self._cut = False
+        self._memo: dict[_MemoKey, tuple[_Template, ...]] = {}
+        self._by_context: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], tuple[_Template, ...]]]]] = {}
+        self._deps: set[int] | None = None
+        """Dependencies of the subtree being walked; None while no cycle was cut inside it."""
         self._produced = 0
 
     def body(self, key: OperationKey, operation_id: str | None, part: Part) -> None:
         templates = self._walk([part], name="", ancestors=set())
-        title = self.title
         append = self.out.append
+        new = object.__new__
         for suffix, i in templates:
-            path = suffix[1:] if suffix[:1] == "." else suffix
-            append(ResponseField(key, operation_id, path, i.name, i.type, i.facts, title, i.location,
-                                 i.fingerprint, i.notes))
+            # GitHub's spec has ~77,000 fields: fill the frozen dataclass's state directly rather
+            # than through its generated __init__ (ten object.__setattr__ calls each); same value.
+            response_field = new(ResponseField)
+            state = response_field.__dict__
+            state["operation"] = key
+            state["operation_id"] = operation_id
+            state["field"] = suffix[1:] if suffix[:1] == "." else suffix
+            state.update(i.shared)
+            append(response_field)
         if len(self.out) > MAX_FIELDS:
             raise self._too_large()
 
@@ -84,12 +99,37 @@ class _FieldCollector:
         if cached is not None:
             self._count(len(cached))
             return cached
-        outer_cut, self._cut = self._cut, False
+        variants = self._by_context.get(memo_key)
+        if variants is not None:
+            for deps, by_context in variants:
+                cached = by_context.get(deps & ancestors)
+                if cached is not None:
+                    self._count(len(cached))
+                    self._depend_on(deps)
+                    return cached
+        outer, self._deps = self._deps, None
         result = self._walk_fresh(parts, name, ancestors)
-        if not self._cut:
+        inner, self._deps = self._deps, outer
+        if inner is None:
             self._memo[memo_key] = result
-        self._cut = self._cut or outer_cut
+            return result
+        deps = frozenset(inner)
+        variants = self._by_context.setdefault(memo_key, [])
+        for known, by_context in variants:
+            if known == deps:
+                break
+        else:
+            by_context = {}
+            variants.append((deps, by_context))
+        by_context[deps & ancestors] = result
+        self._depend_on(deps)
         return result
+
+    def _depend_on(self, ids: set[int] | frozenset[int]) -> None:
+        if self._deps is None:
+            self._deps = set(ids)
+        else:
+            self._deps |= ids
 
     def _count(self, produced: int) -> None:
         self.visits += 1
@@ -99,9 +139,9 @@ class _FieldCollector:
 
     def _walk_fresh(self, parts: list[Part], name: str, ancestors: set[int]) -> tuple[_Template, ...]:
         self._count(0)
-        view = build_view(self.documents, parts, ancestors)
-        if view is None:
-            self._cut = True  # the schema contains itself again on this path
+        view, complete = build_view_or_cut(self.documents, parts, ancestors)
+        if not complete:
+            self._depend_on(view.ids)  # the schema contains itself again on this path
             return ()
         json_type = view.json_type()
         _, file, pointer = parts[0]
@@ -126,14 +166,19 @@ class _FieldCollector:
                     out.extend(_shifted("[]", self._walk(view.items, name + "[]", ancestors)))
         finally:
             ancestors -= view.ids
+        if self._deps is not None:
+            self._deps |= view.ids  # a cut inside: whether this schema is itself cut matters too
         return tuple(out)
 
     def _template(self, name: str, json_type: str, view: SchemaView, items_type: str | None,
                   file: str, pointer: str) -> _Template:
         facts = facts_from_keywords(view.keywords, view.nullable, items_type)
-        info = _FieldInfo(name, json_type, facts, fingerprint(name, json_type, facts),
-                          SourceLocation(file, pointer), tuple(view.notes))
-        return ("", info)
+        digest = fingerprint(name, json_type, facts)
+        location = SourceLocation(file, pointer)
+        notes = tuple(view.notes)
+        shared = {"name": name, "type": json_type, "facts": facts, "api_title": self.title, "location": location,
+                  "fingerprint": digest, "notes": notes}
+        return ("", _FieldInfo(name, json_type, facts, digest, location, notes, shared))
 
 
 def _shifted(prefix: str, templates: tuple[_Template, ...]) -> list[_Template]:

@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from satori_ci.oracles import predicates
 from satori_ci.oracles.check import check_body, to_json, truncate_json
+from satori_ci.oracles.kinds import OracleKind as K
 from satori_ci.oracles.model import Oracle
 from satori_ci.postman.checker_js import oracle_json
+from tests.postman import grammar
 from tests.postman import strategies as gen
 from tests.postman.node_runner import needs_node, run_node
 
@@ -59,7 +61,10 @@ def _as_json_case(oracles: list[Oracle], body: Any, null_like: tuple[str, ...]) 
 
 
 def test_check_body_agrees() -> None:
-    drawn = _collect(gen.cases())
+    _compare_cases(_collect(gen.cases()))
+
+
+def _compare_cases(drawn: list[tuple[list[Oracle], Any, tuple[str, ...]]]) -> None:
     wire = [_as_json_case(*case) for case in drawn]
     results = run_node(cases=wire)["cases"]
     assert len(results) == len(drawn)
@@ -73,17 +78,59 @@ def test_check_body_agrees() -> None:
     assert findings > len(drawn) // 4, "the generator should produce violations often"
 
 
-def test_predicates_agree() -> None:
-    pieces = st.one_of(gen.GRAMMAR_STRINGS, gen.GRAMMAR_STRINGS, gen.STRINGS)
-    strings = _collect(st.lists(pieces, min_size=10, max_size=10), EXAMPLES // 2)
-    flat = sorted({s for batch in strings for s in batch})
-    fns = {"isUrl": predicates.is_url, "isNumeric": predicates.is_numeric, "isEmail": predicates.is_email,
-           "isDate": predicates.is_date, "isTime": predicates.is_time}
-    calls = [(name, s) for s in flat for name in fns]
-    results = run_node(predicates=calls)["predicates"]
-    mismatches = [(name, s, js) for (name, s), js in zip(calls, results, strict=True) if fns[name](s) != js]
-    assert not mismatches, mismatches[:10]
-    assert any(results) and not all(results)
+LEAF_GRID: list[Any] = [
+    None, True, False, 0, 1, -1, 1.0, 2, 2.5, 3, -0.0, 1e21, 1e-7, "", "N/A", "x", "ab", "😀é", "2020-02-29",
+    "11:30 PM", "http://x", "a@b.c", "42", [], [1], [1, 1], [2, 1], [1, 2], [1, None, 0], [None], [1, "x"],
+    [True, 1], [3, 3, 1], [1, "N/A", 2], [2, "N/A", 1], {"k": 1}, "é" * 250, [{"a": "é" * 300}],
+]
+NUMBER_VALUES: list[Any] = [0, 1, 1.0, 2, -1, 2.5, 1e21, None, True, "1"]
+SIZE_VALUES: list[Any] = [0, 1, 2, 3, 2.0, True, None]
+LIST_VALUES: list[Any] = [[], [1], (1.0, 2), [True], ["x", "ab"], ("N/A",), [0, 1, 2], "x", None]
+
+
+def _values_for(kind: K) -> list[Any]:
+    if kind in predicates.LIST_VALUED:
+        return LIST_VALUES
+    if kind.applies_to == "number":
+        return NUMBER_VALUES
+    return SIZE_VALUES if kind.takes_value else [None]
+
+
+def test_check_body_agrees_on_the_boundary_grid() -> None:
+    drawn = [
+        ([Oracle(gen.OP, "f", kind, value)], {"f": leaf}, null_like)
+        for kind in K for value in _values_for(kind) for leaf in LEAF_GRID for null_like in [(), ("N/A",)]
+    ]
+    _compare_cases(drawn)
+
+
+PREDICATES = (predicates.is_url, predicates.is_numeric, predicates.is_email, predicates.is_date, predicates.is_time)
+
+
+def _python_bits(s: str) -> str:
+    return "".join("1" if fn(s) else "0" for fn in PREDICATES)
+
+
+def _compare_predicates(strings: list[str]) -> None:
+    results = run_node(strings=strings)["strings"]
+    names = [fn.__name__ for fn in PREDICATES]
+    mismatches = [(s, py, js) for s, js in zip(strings, results, strict=True) if (py := _python_bits(s)) != js]
+    assert not mismatches, f"python vs js bits for {names}: {mismatches[:10]}"
+
+
+def test_predicates_agree_on_the_near_miss_grid() -> None:
+    strings = grammar.all_grid_strings()
+    assert len(strings) > 10_000
+    _compare_predicates(strings)
+
+
+def test_predicates_agree_on_generated_strings() -> None:
+    pieces = st.one_of(grammar.GRAMMAR_STRINGS, grammar.GRAMMAR_STRINGS, gen.STRINGS)
+    batches = _collect(st.lists(pieces, min_size=100, max_size=100, unique=True), max(1, EXAMPLES // 30))
+    strings = sorted({s for batch in batches for s in batch})
+    _compare_predicates(strings)
+    bits = [_python_bits(s) for s in strings]
+    assert all(any(b[i] == "1" for b in bits) for i in range(len(PREDICATES))), "each predicate holds sometimes"
 
 
 def test_json_rendering_agrees() -> None:

@@ -94,7 +94,8 @@ def examples(field: ResponseField) -> tuple[Any, ...]:
     """The field's meaningful examples; numbers on a string field are read as the text they stand for.
 
     A list given as the example of a non-array field (an array's example copied to its items) counts as
-    one example per element.
+    one example per element; a string example wrapped in its own double quotes ('"2020-07-09T00:17:55Z"')
+    is read without them.
     """
     if field.facts.example is None and not field.facts.examples:
         return ()
@@ -107,12 +108,33 @@ def examples(field: ResponseField) -> tuple[Any, ...]:
         raw = [v for value in raw for v in (value if isinstance(value, list) else [value])]
     out: list[Any] = []
     for value in raw:
+        if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
         if isinstance(value, str) and value.strip().lower() in PLACEHOLDERS:
             continue
         if field.type == "string" and isinstance(value, int | float) and not isinstance(value, bool):
             value = str(value)
         if value is not None:
             out.append(value)
+    return tuple(out)
+
+
+_PROSE_EXAMPLE = re.compile(
+    r"\b(?:e\.\s?g\.?|for example|for instance|example|such as)\s*[:,]?\s*[\"'`“]?([^\s\"'`”,;()<>]+)",
+    re.IGNORECASE,
+)
+_VALUE_LIKE = re.compile(r"[0-9.@:/]")
+"""A token that looks like a value (a host, a date, an address), not a plain word of the sentence."""
+
+
+def prose_examples(field: ResponseField) -> tuple[str, ...]:
+    """Example values quoted in the prose ('for example: s3.amazonaws.com'), trailing stops dropped."""
+    out: list[str] = []
+    for _, text in texts(field):
+        for m in _PROSE_EXAMPLE.finditer(text):
+            value = m.group(1).rstrip(".:")
+            if _VALUE_LIKE.search(value) and value.lower() not in PLACEHOLDERS:
+                out.append(value)
     return tuple(out)
 
 
@@ -162,7 +184,8 @@ def quote(text: str, limit: int = 100) -> str:
 
 def sentence(text: str, start: int, limit: int = 100) -> str:
     """The quoted sentence of `text` around offset `start`."""
-    begin = max(text.rfind(". ", 0, start) + 2, 0) if text.rfind(". ", 0, start) >= 0 else 0
+    cut = text.rfind(". ", 0, start)
+    begin = cut + 2 if cut >= 0 else 0
     end = text.find(". ", start)
     return quote(text[begin : end + 1 if end >= 0 else len(text)], limit)
 

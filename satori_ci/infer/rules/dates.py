@@ -31,6 +31,13 @@ _BIRTH_PROSE = re.compile(r"\b(?:birth|birthday|birthdate)\b", _I)
 """Birth dates are calendar dates, whatever time a generated example shows."""
 
 
+_DATED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_CLOCK_WORDS = frozenset({"time", "times", "hour", "hours", "open", "opens", "opening", "close", "closes",
+                          "closing", "start", "starts", "end", "ends", "at", "clock", "slot", "from", "to", "until"})
+_CLOCK_PROSE = re.compile(r"\b(?:time|hour|o'clock|opens?|closes?|starts?|ends?)\b", _I)
+"""A bare '16:10' is a time of day only for a field about times ('opens', 'start_time'), not an aspect ratio."""
+
+
 def _moment_field(field: ResponseField) -> bool:
     """A string field not described as a duration, an epoch number or a partial date."""
     return (
@@ -41,11 +48,14 @@ def _moment_field(field: ResponseField) -> bool:
 
 
 def time_example(field: ResponseField) -> list[Oracle]:
-    """Every example is a date-time or time of day ('2018-05-16T00:00:00-0400', '14:30'); not for birth dates."""
+    """Every example is a date-time, or a time of day on a field about times; not for birth dates."""
     values = string_examples(field)
     if not values or not _moment_field(field) or not all(checks.is_time(v) for v in values):
         return []
     if _BIRTH & set(words(field)) or _BIRTH_PROSE.search(prose(field)):
+        return []
+    if not all(_DATED.match(v) for v in values) and not (_CLOCK_WORDS & set(words(field))
+                                                         or _CLOCK_PROSE.search(prose(field))):
         return []
     return [make(field, TIME, None, f"{show_examples(values)}: a date-time")]
 

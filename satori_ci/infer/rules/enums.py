@@ -19,7 +19,7 @@ _SEP = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+|\s*/\s*|\s*\|\s*)"
 _TRIGGER = (
     r"(?:\bone\s+of(?:\s+the\s+following)?(?:\s+values)?|\bpossible\s+values\s+(?:are|is)|\bpossible\s+values|"
     r"\bvalid\s+values\s+(?:are|is)|\bvalid\s+values|\ballowed\s+values\s+(?:are|is)|\ballowed\s+values|"
-    r"\b(?:is|be|are|either)\s+either|\beither|\bvalues?\s+(?:is|are|can\s+be)|\bcan\s+be)"
+    r"\b(?:is|be|are|either)\s+either|\beither|\bvalues?\s+(?:is|are))"
 )
 _QUOTED_LIST = re.compile(rf"{_TRIGGER}\s*:?\s*({_QUOTED_ITEM}(?:{_SEP}{_QUOTED_ITEM})+)(?=\s*(?:[.;)]|$))", _I)
 _BARE_LIST = re.compile(
@@ -28,12 +28,15 @@ _BARE_LIST = re.compile(
     _I,
 )
 _SPLIT = re.compile(_SEP, _I)
+_QUOTED = re.compile(_QUOTED_ITEM)
 _OPEN_SET = re.compile(
     r"\b(?:e\.g\.?|eg\.|for example|for instance|such as|including|includes?|like|among others|etc\.?|"
     r"and more|or more|and so on|not limited to|examples?|sample|typically|usually|may also|other values|"
     r"future|new values|could be added|non-exhaustive|at least)\b|\.\.\.|…",
     _I,
 )
+_CONDITIONAL = re.compile(r"\b(?:if|when|after|once|unless|while|before|until|whenever|only|except)\b", _I)
+"""A list that holds only under a condition ('After setup, either ...') is not the field's whole set."""
 _EXPLAINED = re.compile(r"=>|->|=|:\s|\s-\s")
 """An item that glosses a value ('a => ACTIVE') rather than being one."""
 _VAGUE_ITEMS = frozenset({"null", "empty", "none", "blank", "omitted", "missing", "absent", "undefined",
@@ -41,25 +44,31 @@ _VAGUE_ITEMS = frozenset({"null", "empty", "none", "blank", "omitted", "missing"
 
 
 def _items(raw: str) -> tuple[str, ...] | None:
-    parts = [p for p in _SPLIT.split(raw.strip()) if p]
-    items: list[str] = []
-    for part in parts:
-        part = part.strip()
-        if part[:1] in "'\"`“‘":
-            part = part[1:-1]
-        elif part.lower() in _VAGUE_ITEMS:
+    """The listed values; None when an item is vague ('null', 'other') or glosses a value ('a => ACTIVE')."""
+    raw = raw.strip()
+    if raw[:1] in "'\"`“‘":
+        items = [q[1:-1] for q in _QUOTED.findall(raw)]
+    else:
+        items = [p.strip() for p in _SPLIT.split(raw) if p.strip()]
+        if any(item.lower() in _VAGUE_ITEMS for item in items):
             return None
-        items.append(part)
     if any(_EXPLAINED.search(item) for item in items):
         return None
     unique = tuple(dict.fromkeys(items))
     return unique if len(unique) >= 2 else None
 
 
-def _sentence_of(text: str, start: int) -> str:
+def _sentence(text: str, start: int) -> str:
+    """The list's own sentence (an 'e.g.' may end it early: that only makes the veto stricter elsewhere)."""
     begin = text.rfind(". ", 0, start)
     end = text.find(". ", start)
     return text[begin + 1 if begin >= 0 else 0 : end if end >= 0 else len(text)]
+
+
+def _around(text: str, start: int) -> str:
+    """The list's sentence, and up to 60 characters before it (an 'e.g.' there ends no sentence)."""
+    end = text.find(". ", start)
+    return text[max(0, start - 60) : end if end >= 0 else len(text)]
 
 
 def _find_list(text: str) -> tuple[tuple[str, ...], int] | None:
@@ -68,7 +77,7 @@ def _find_list(text: str) -> tuple[tuple[str, ...], int] | None:
             raw = m.group(1)
             if pattern is _BARE_LIST:
                 raw = raw.rstrip(".")
-            if _OPEN_SET.search(_sentence_of(text, m.start())):
+            if _OPEN_SET.search(_around(text, m.start())) or _CONDITIONAL.search(_sentence(text, m.start())):
                 continue
             items = _items(raw)
             if items is not None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from satori_ci.infer.declared import allowed_kinds, oracle_sort_key, ordered
-from satori_ci.infer.rules.base import examples
+from satori_ci.infer.rules.base import examples, prose_examples
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
 from satori_ci.oracles.predicates import holds, type_ok
@@ -18,6 +18,8 @@ _UPPER = frozenset({K.NUMBER_MAX_VALUE, K.ARRAY_MAX_SIZE})
 _EXACT = frozenset({K.STRING_SPECIFIC_VALUES, K.STRING_FIXED_LENGTH, K.NUMBER_SPECIFIC_VALUES,
                     K.ARRAY_SPECIFIC_SIZES})
 _MOMENTS = frozenset({K.STRING_IS_DATE, K.STRING_IS_TIME})
+_FORMATS = frozenset({K.STRING_IS_URL, K.STRING_IS_EMAIL, K.STRING_IS_DATE, K.STRING_IS_TIME})
+"""Kinds that an example quoted in the prose ('for example: s3.amazonaws.com') can refute."""
 _PAIRS = ((K.NUMBER_MIN_VALUE, K.NUMBER_MAX_VALUE), (K.ARRAY_MIN_SIZE, K.ARRAY_MAX_SIZE))
 
 Named = tuple[str, Oracle]
@@ -29,14 +31,19 @@ def _show(o: Oracle) -> str:
 
 
 def screen(field: ResponseField, found: Iterable[Named], notes: list[str]) -> list[Named]:
-    """Drop oracles that do not apply to the field's type or that one of its own examples contradicts."""
+    """Drop oracles that do not apply to the field's type or that one of its own examples contradicts.
+
+    For format kinds, examples quoted in the prose count too.
+    """
     allowed = allowed_kinds(field.type, field.facts.items_type)
     values = examples(field)
+    stated = prose_examples(field) if field.type == "string" else ()
     out: list[Named] = []
     for rule, o in found:
         if o.kind not in allowed:
             continue
-        bad: list[Any] = [v for v in values if type_ok(o.kind, v) and not holds(o.kind, o.value, v)]
+        checked = values + stated if o.kind in _FORMATS else values
+        bad: list[Any] = [v for v in checked if type_ok(o.kind, v) and not holds(o.kind, o.value, v)]
         if bad:
             notes.append(f"{rule}: dropped {_show(o)}: the example {bad[0]!r} contradicts it")
             continue

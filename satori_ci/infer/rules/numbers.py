@@ -22,9 +22,10 @@ _SCALED = frozenset({"e6", "e7", "e", "6", "7", "micro", "micros", "microdegrees
                      "accuracy", "precision", "error"})
 _MAY_BE_NEGATIVE = re.compile(
     r"\b(?:negative|minus|below zero|less than zero|signed|relative to|difference|delta|change since|"
-    r"until|ago|before|overdue|deficit|debit|refund|credit)\b",
+    r"until|ago|before|overdue|deficit|debit|refund|credit)\b|(?<![\w.\-])-[0-9]",
     re.IGNORECASE,
 )
+"""Prose that admits values below zero, including a negative literal ('-1 for unlimited')."""
 _TIMEZONE = re.compile(r"\b(?:utc|gmt|time ?zone|tz)\b", re.IGNORECASE)
 
 
@@ -153,14 +154,25 @@ def http_status(field: ResponseField) -> list[Oracle]:
     return []
 
 
+_SHARE = re.compile(r"\b(?:the\s+)?percent(?:age)?\s+(?:of|complete|completed|completion)\b", re.IGNORECASE)
+_NOT_A_SHARE = re.compile(r"\b(?:cpu|cpus|core|cores|processor|growth|increase|decrease|change|return|markup|"
+                          r"previous|baseline|relative)\b", re.IGNORECASE)
+"""A CPU percentage exceeds 100 on several cores; a growth percentage has no upper bound."""
+
+
 def percent(field: ResponseField) -> list[Oracle]:
-    """`percent`, `percentage`, `*_pct` are >= 0 (a share of something)."""
+    """`percent`, `percentage`, `*_pct` are >= 0; 'the percentage of ...' / 'percent complete' is also <= 100."""
     w = words(field)
-    if not is_number(field) or not w or w[-1] not in ("percent", "percentage", "pct") or _signed(w):
+    text = prose(field)
+    if not is_number(field) or not w or _signed(w) or _MAY_BE_NEGATIVE.search(text):
         return []
-    if _MAY_BE_NEGATIVE.search(prose(field)):
+    share = _SHARE.search(text)
+    if w[-1] not in ("percent", "percentage", "pct") and share is None:
         return []
-    return [make(field, MIN, 0, f"name '{field.name}': a percentage is >= 0")]
+    if share is None or _NOT_A_SHARE.search(text) or _NOT_A_SHARE.search(" ".join(w)):
+        return [make(field, MIN, 0, f"name '{field.name}': a percentage is >= 0")]
+    why = f"description {sentence(text, share.start())}: a percentage of a whole is in [0, 100]"
+    return [make(field, MIN, 0, why), make(field, MAX, 100, why)]
 
 
 RULES = (
@@ -209,7 +221,7 @@ RULES = (
     Rule(
         "percent-name",
         NUMBERS,
-        "number_min_value 0 for percent/percentage names",
+        "number_min_value 0 for percent/percentage names; also <= 100 for 'the percentage of ...'",
         percent,
     ),
 )

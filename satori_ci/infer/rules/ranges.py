@@ -13,7 +13,9 @@ from satori_ci.spec.model import ResponseField
 K = OracleKind
 _I = re.IGNORECASE
 
-NUM = r"(-?[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|-?[0-9]+(?:\.[0-9]+)?)(?![0-9.,]*[0-9])"
+NUM = r"(?<![\w.])(-?[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|-?[0-9]+(?:\.[0-9]+)?)(?![0-9]|\.[0-9]|,[0-9]{3}(?![0-9]))"
+"""A decimal literal, thousands separators allowed ('43,200'), never the head of a longer number."""
+_PLAIN = r"(-?[0-9]+(?:\.[0-9]+)?)"
 _UNIT_WORDS = """
 character characters char chars digit digits letter letters byte bytes kb mb gb tb bit bits decimal decimals
 place places word words line lines second seconds sec secs s ms millisecond milliseconds minute minutes min
@@ -26,14 +28,14 @@ _RANGES = (
     re.compile(rf"\b(?:between|from|ranges?\s+(?:from|between)|in\s+the\s+range(?:\s+of)?|range\s+of)\s+{NUM}"
                rf"(?:\s+(?:and|to|through)\s+|\s*[-–]\s*){NUM}", _I),
     re.compile(rf"\(\s*{NUM}\s*(?:-|–|to|\.\.)\s*{NUM}\s*\)", _I),
-    re.compile(rf"(?:^|\s)\[\s*{NUM}\s*(?:,|\.\.)\s*{NUM}\s*\]"),
+    re.compile(rf"(?:^|\s)\[\s*{_PLAIN}\s*(?:,|\.\.)\s*{_PLAIN}\s*\]"),
 )
 _MAX = re.compile(rf"(?:\b(?:at\s+most|no\s+more\s+than|not\s+more\s+than|a\s+maximum\s+of|maximum\s+(?:value\s+)?"
                   rf"(?:is|of)|cannot\s+exceed|must\s+not\s+exceed|never\s+exceeds?|less\s+than\s+or\s+equal\s+to|"
                   rf"up\s+to)|<=|≤)\s*{NUM}", _I)
 _MIN = re.compile(rf"(?:\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+(?:value\s+)?"
                   rf"(?:is|of)|greater\s+than\s+or\s+equal\s+to)|>=|≥)\s*{NUM}", _I)
-_BOUND_END = re.compile(r"\s*(?:[).,;:]|$|(?:inclusive|and|or)\b)", _I)
+_BOUND_END = re.compile(r"\s*(?:[().,;:]|$|(?:inclusive|and|or)\b)", _I)
 """What may follow a bound on a number: the end of a clause, not a noun that says what is counted."""
 _NON_NEGATIVE = re.compile(r"\b(?:non-?negative|non negative|zero or (?:more|greater|positive))\b", _I)
 _POSITIVE = re.compile(r"\b(?:(?:always|is|be|must be)\s+positive|positive\s+(?:integer|number|whole number|"
@@ -76,7 +78,7 @@ def _other_values(text: str) -> list[int | float]:
 
 def _cued(text: str, start: int) -> bool:
     """The bound sits in an example or a default (same sentence), not in a statement about every value."""
-    begin = max(0, start - 30, text.rfind(". ", 0, start) + 1)
+    begin = max(0, start - 80, text.rfind(". ", 0, start) + 1)
     return _EXAMPLE_CUE.search(text, begin, start) is not None
 
 
@@ -101,7 +103,7 @@ def _range(field: ResponseField) -> list[Oracle]:
 def _one_bound(field: ResponseField, pattern: re.Pattern[str], lower: bool) -> list[Oracle]:
     kind = K.NUMBER_MIN_VALUE if lower else K.NUMBER_MAX_VALUE
     for where, text in texts(field):
-        values = {}
+        values: dict[int | float, int] = {}
         for m in pattern.finditer(text):
             if _BOUND_END.match(text, m.end()) and not _cued(text, m.start()):
                 values.setdefault(_value(m.group(1)), m.start())

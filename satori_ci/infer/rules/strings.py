@@ -85,7 +85,7 @@ def numeric_string_description(field: ResponseField) -> list[Oracle]:
 _EMAIL_HEAD = re.compile(
     r"^(?:(?:an?|the|this|that|its)\s+)?(?:(?!(?:of|for|to|in|on|at|by|with|from|and|or|if|not|no|whether|when|"
     r"where|while|which|domain|hash|type|count|number|error|message|text|label|name|list|send|sent)\b)"
-    r"[\w'’-]+\s+){0,2}?e-?mail(?:\s+address)?\b(?![- ](?:verified|confirmed|"
+    r"[\w'’-]+\s+){0,3}?e-?mail(?:\s+address)?\b(?![- ](?:verified|confirmed|"
     r"status|type|template|subject|body|count|domain|hash|notifications?|preferences?|settings?|visibility|"
     r"enabled|opt|consent|format|provider|server|id))",
     _I,
