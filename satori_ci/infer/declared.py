@@ -27,7 +27,8 @@ _FORMATS = {
 }
 _NUMERIC_STRING_FORMATS = frozenset({"int32", "int64", "uint32", "uint64", "integer", "decimal"})
 
-_CLASSES = r"(?:\\d|\\w|\.|\[(?:\^?)(?:[A-Za-z0-9_]-[A-Za-z0-9_]|\\d|\\w|[A-Za-z0-9_])+\])"
+_CLASSES = r"(?:\\d|\\w|\[(?:[A-Za-z0-9_]-[A-Za-z0-9_]|\\d|\\w|[A-Za-z0-9_])+\])"
+"""ASCII character classes only: `.` or a negated class could match half of a UTF-16 surrogate pair in JS."""
 _FIXED = re.compile(rf"\^({_CLASSES})\{{([0-9]+)\}}\$")
 _DIGITS = re.compile(r"\^(?:\[\+-\]\?|-\?|\\-\?)?(?:\\d|\[0-9\])(?:\+|\{([0-9]+)\}|\{[0-9]+,[0-9]*\})\$")
 _ALTERNATION = re.compile(r"\^\((?:\?:)?([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)+)\)\$")
@@ -181,12 +182,18 @@ def declared_oracles(field: ResponseField) -> tuple[Oracle, ...]:
     return dedupe(field, b.out)
 
 
+_MOMENTS = frozenset({K.STRING_IS_DATE, K.STRING_IS_TIME})
+
+
 def dedupe(field: ResponseField, oracles: Iterable[Oracle]) -> tuple[Oracle, ...]:
-    """Applicable oracles only, the first of each kind kept (enum before const before pattern), sorted."""
+    """Applicable oracles only, the first of each kind kept (enum before const before pattern), sorted.
+
+    Date and time count as one kind: the first of them is kept (contract §2: never both).
+    """
     allowed = allowed_kinds(field.type, field.facts.items_type)
     seen: dict[OracleKind, Oracle] = {}
     for o in oracles:
-        if o.kind in allowed:
+        if o.kind in allowed and not (o.kind in _MOMENTS and _MOMENTS & seen.keys()):
             seen.setdefault(o.kind, o)
     return ordered(seen.values())
 

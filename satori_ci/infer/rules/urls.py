@@ -42,7 +42,10 @@ _URL_HEAD = re.compile(
 )
 _FULL_URL = re.compile(r"\b(?:full|absolute|fully[- ]qualified|complete)\s+(?:url|uri)\b", re.IGNORECASE)
 _FREE_TEXT = frozenset({"description", "text", "message", "body", "content", "comment", "note", "notes",
-                        "title", "name", "summary", "bio", "caption", "label", "html", "markdown"})
+                        "title", "name", "summary", "bio", "caption", "label", "html", "markdown", "value",
+                        "values", "data", "default", "input", "output", "result", "query", "answer",
+                        "response", "source", "referrer", "referer", "origin"})
+"""Names of fields that hold any text or any value: one URL example says nothing about the others."""
 
 
 def url_name(field: ResponseField) -> list[Oracle]:
