@@ -24,6 +24,7 @@ from bench._npm import github_spec
 from satori_ci.infer.factory import make_backend
 from satori_ci.infer.incremental import plan_inference, update_oracle_file
 from satori_ci.infer.llm import LLMConfig
+from satori_ci.infer.rules import context_digests
 from satori_ci.spec import load_spec
 from tests.servers.openai_server import FakeOpenAIServer
 
@@ -46,7 +47,8 @@ def main() -> int:
         base_path.write_text(json.dumps(document), encoding="utf-8")
         base = load_spec(str(base_path))
         start = time.perf_counter()
-        baseline = update_oracle_file(base.file, base.fields, None, make_backend("rules"))
+        baseline = update_oracle_file(base.file, base.fields, None, make_backend("rules", context=base.fields),
+                                      contexts=context_digests(base.fields))
         rules_seconds = time.perf_counter() - start
         # a field named in one place only: its description lives in the operation's own schema
         counts: dict[tuple[str, str], int] = {}
@@ -59,11 +61,13 @@ def main() -> int:
         head_path = Path(tmp) / "head.json"
         head_path.write_text(json.dumps(document), encoding="utf-8")
         head = load_spec(str(head_path))
-        plan = plan_inference(head.fields, baseline.file)
+        digests = context_digests(head.fields)
+        plan = plan_inference(head.fields, baseline.file, digests)
         with FakeOpenAIServer(default={}) as server:
             config = LLMConfig(model="fake-model", base_url=server.base_url, api_key="bench", concurrency=4)
             start = time.perf_counter()
-            result = update_oracle_file(head.file, head.fields, baseline.file, make_backend("llm", config))
+            backend = make_backend("llm", config, context=head.fields)
+            result = update_oracle_file(head.file, head.fields, baseline.file, backend, contexts=digests)
             incremental_seconds = time.perf_counter() - start
             calls = len(server.requests)
             sample = head.fields[: args.sample]

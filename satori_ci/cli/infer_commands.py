@@ -14,9 +14,10 @@ from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.spec_commands import add_spec_options, load
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS, make_backend
-from satori_ci.infer.incremental import UpdateResult, update_oracle_file
+from satori_ci.infer.incremental import UpdateResult, plan_inference, update_oracle_file
 from satori_ci.infer.interface import Inferred
 from satori_ci.infer.llm import LLMConfig
+from satori_ci.infer.rules import context_digests
 from satori_ci.oracles.diff import diff_oracle_files
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, dump_oracle_file, load_oracle_file
@@ -86,10 +87,11 @@ def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args
         if args.backend != "llm":
             bar.update(done, total)
 
-    backend = make_backend(args.backend, llm_config(args), progress)
-    total = len(fields)
+    backend = make_backend(args.backend, llm_config(args), progress, context=fields)
+    digests = context_digests(fields)
+    total = len(plan_inference(fields, previous, digests).to_infer)
     try:
-        return update_oracle_file(spec_file, fields, previous, backend, on_inferred)
+        return update_oracle_file(spec_file, fields, previous, backend, on_inferred, digests)
     finally:
         bar.close()
 

@@ -40,16 +40,20 @@ class WithDeclared:
         return BackendRun(tuple(merged(r) for r in run.results), run.stats)
 
 
-def make_backend(name: str, llm: LLMConfig | None = None, progress: ProgressCallback | None = None
-                 ) -> InferenceBackend:
-    """`rules` (default, offline), `declared` (schema keywords only) or `llm` (needs `llm`)."""
+def make_backend(name: str, llm: LLMConfig | None = None, progress: ProgressCallback | None = None,
+                 context: Sequence[ResponseField] | None = None) -> InferenceBackend:
+    """`rules` (default, offline), `declared` (schema keywords only) or `llm` (needs `llm`).
+
+    `context` is every field of the spec: rules that read neighbouring fields see all of them
+    even when only a few fields are inferred.
+    """
     if name == "declared":
         return DeclaredBackend()
     if name == "llm":
         if llm is None:
             raise ValueError("the llm backend needs an LLMConfig")
-        return WithDeclared(LLMBackend(llm, fallback=RulesBackend(), progress=progress))
-    return RulesBackend()
+        return WithDeclared(LLMBackend(llm, fallback=RulesBackend(context), progress=progress))
+    return RulesBackend(context)
 
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from satori_ci.infer.interface import BackendStats, InferenceBackend, Inferred
 from satori_ci.oracles.file import FieldEntry, OracleFile
 from satori_ci.oracles.model import Oracle
-from satori_ci.spec.model import ResponseField
+from satori_ci.spec.model import OperationKey, ResponseField
 
 Key = tuple[str, str, str, str]
 REVIEW_CHANGED = "needs review: the field changed in the spec since this decision"
@@ -31,13 +31,20 @@ class Plan:
     """Fields re-inferred because their fingerprint changed: the previous entry, for human decisions."""
 
 
-def plan_inference(fields: Sequence[ResponseField], previous: OracleFile | None) -> Plan:
+Contexts = dict[tuple[OperationKey, str], str]
+"""Context digests of the fields whose inference also reads neighbouring fields."""
+
+
+def plan_inference(fields: Sequence[ResponseField], previous: OracleFile | None,
+                   contexts: Contexts | None = None) -> Plan:
+    """Reuse needs the same fingerprint and, where a rule reads neighbours, the same context digest."""
+    contexts = contexts or {}
     old = previous.by_key() if previous else {}
     head_keys = {_key(f) for f in fields}
-    pool: dict[str, list[FieldEntry]] = defaultdict(list)
+    pool: dict[tuple[str, str | None], list[FieldEntry]] = defaultdict(list)
     for old_key, old_entry in old.items():
         if old_key not in head_keys:
-            pool[old_entry.fingerprint].append(old_entry)
+            pool[(old_entry.fingerprint, old_entry.context)].append(old_entry)
     reused: dict[Key, FieldEntry] = {}
     moved: dict[Key, FieldEntry] = {}
     changed: dict[Key, FieldEntry] = {}
@@ -45,11 +52,12 @@ def plan_inference(fields: Sequence[ResponseField], previous: OracleFile | None)
     for field in fields:
         key = _key(field)
         entry = old.get(key)
-        if entry is not None and entry.fingerprint == field.fingerprint:
+        context = contexts.get((field.operation, field.field))
+        if entry is not None and entry.fingerprint == field.fingerprint and entry.context == context:
             reused[key] = entry
             continue
         if entry is None:
-            candidates = pool.get(field.fingerprint)
+            candidates = pool.get((field.fingerprint, context))
             if candidates:
                 same_path = [c for c in candidates if c.field == field.field]
                 source = (same_path or candidates)[0]
@@ -66,7 +74,7 @@ def rekey(entry: FieldEntry, field: ResponseField) -> FieldEntry:
     """The entry of a moved field, under its new operation and path."""
     oracles = tuple(replace(o, operation=field.operation, field=field.field, operation_id=field.operation_id)
                     for o in entry.oracles)
-    return FieldEntry(field.operation, field.field, field.fingerprint, oracles)
+    return FieldEntry(field.operation, field.field, field.fingerprint, oracles, entry.context)
 
 
 def carry_decisions(inferred: tuple[Oracle, ...], previous: FieldEntry) -> tuple[Oracle, ...]:
@@ -110,12 +118,14 @@ def update_oracle_file(
     previous: OracleFile | None,
     backend: InferenceBackend,
     on_inferred: Callable[[Inferred], None] | None = None,
+    contexts: Contexts | None = None,
 ) -> UpdateResult:
     """Reuse what the previous file holds, infer the rest; `KeyboardInterrupt` keeps finished work.
 
     The interrupted result is returned, not raised, with `pending` > 0: the caller writes it.
     """
-    plan = plan_inference(fields, previous)
+    contexts = contexts or {}
+    plan = plan_inference(fields, previous, contexts)
     done: dict[Key, tuple[Oracle, ...]] = {}
 
     def record(result: Inferred) -> None:
@@ -150,7 +160,8 @@ def update_oracle_file(
             oracles = done[key]
             if key in plan.changed:
                 oracles = carry_decisions(oracles, plan.changed[key])
-            entries.append(FieldEntry(field.operation, field.field, field.fingerprint, oracles))
+            entries.append(FieldEntry(field.operation, field.field, field.fingerprint, oracles,
+                                      contexts.get((field.operation, field.field))))
         else:
             pending += 1
             if key in plan.changed:
@@ -167,4 +178,4 @@ def _with_operation_id(entry: FieldEntry, operation_id: str | None) -> FieldEntr
     if all(o.operation_id == operation_id for o in entry.oracles):
         return entry
     oracles = tuple(replace(o, operation_id=operation_id) for o in entry.oracles)
-    return FieldEntry(entry.operation, entry.field, entry.fingerprint, oracles)
+    return FieldEntry(entry.operation, entry.field, entry.fingerprint, oracles, entry.context)

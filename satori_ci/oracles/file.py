@@ -24,7 +24,8 @@ METHOD_ORDER = {m: i for i, m in enumerate(("GET", "HEAD", "POST", "PUT", "PATCH
 
 HEADER = """\
 # satori-ci oracles for {spec}
-# Reviewed like code. Each field lists its fingerprint (what the spec says about it) and its oracles.
+# Reviewed like code. Each field lists its fingerprint (what the spec says about it) and its oracles;
+# `context` (on a few fields) fingerprints the neighbouring fields a rule also read.
 # - silence an oracle: set `enabled: false`
 # - add your own: add a line with `source: manual` and a `reason`
 # Your edits stay as long as the field's fingerprint is unchanged. When the field changes in the
@@ -40,6 +41,8 @@ class FieldEntry:
     field: str
     fingerprint: str
     oracles: tuple[Oracle, ...]
+    context: str | None = None
+    """For fields a rule infers from their neighbours too: a digest of the neighbours' fingerprints."""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -106,6 +109,8 @@ def dump_oracle_file(data: OracleFile) -> str:
         for entry in grouped[operation]:
             out.append(f"    {_lit(entry.field)}:\n")
             out.append(f"      fingerprint: {_lit(entry.fingerprint)}\n")
+            if entry.context:
+                out.append(f"      context: {_lit(entry.context)}\n")
             if entry.oracles:
                 out.append("      oracles:\n")
                 out.extend(_oracle_line(o) for o in entry.oracles)
@@ -162,14 +167,16 @@ class _Reader:
     def _entry(self, operation: OperationKey, field: str, body: Any, parent: dict[str, Any]) -> FieldEntry:
         if not isinstance(body, dict):
             raise self.fail(parent, field, f"field {field!r} needs 'fingerprint' and 'oracles'")
-        unknown = sorted(set(body) - {"fingerprint", "oracles"})
+        unknown = sorted(set(body) - {"fingerprint", "context", "oracles"})
         if unknown:
             raise self.fail(body, unknown[0], f"unknown key {unknown[0]!r} in field {field!r}")
         oracles_raw = body.get("oracles") or []
         if not isinstance(oracles_raw, list):
             raise self.fail(body, "oracles", f"'oracles' of {field!r} must be a list")
         oracles = tuple(self._oracle(operation, field, o, body) for o in oracles_raw)
-        return FieldEntry(operation, field, str(body.get("fingerprint") or ""), oracles)
+        context = body.get("context")
+        return FieldEntry(operation, field, str(body.get("fingerprint") or ""), oracles,
+                          str(context) if context else None)
 
     def _oracle(self, operation: OperationKey, field: str, raw: Any, parent: dict[str, Any]) -> Oracle:
         if not isinstance(raw, dict) or "kind" not in raw:

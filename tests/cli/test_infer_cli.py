@@ -67,3 +67,40 @@ def test_a_broken_oracle_file_is_exit_2(workdir: Path, capsys: pytest.CaptureFix
                                 "    a: {fingerprint: x, oracles: [{kind: nope}]}\n")
     assert main(["infer", "api.yaml", "--oracles", "bad.yaml"]) == 2
     assert "bad.yaml:4: unknown oracle kind 'nope'" in capsys.readouterr().err
+
+
+NEIGHBOURS = """
+openapi: 3.0.0
+info: {title: Comics, version: "1"}
+paths:
+  /comics:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  returned: {type: integer, description: The number of comics returned in this list (up to 20).}
+                  items: {type: array, description: The list of returned comics., items: {type: string}}
+"""
+
+
+def test_a_rule_that_reads_a_neighbour_reinfers_when_the_neighbour_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("api.yaml").write_text(NEIGHBOURS)
+    assert main(["infer", "api.yaml", "--jsonl", "--quiet"]) == 0
+    first = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"field": "items", "oracle": "array_max_size", "value": 20} in [
+        {k: o[k] for k in ("field", "oracle", "value")} for o in first if "value" in o]
+    Path("api.yaml").write_text(NEIGHBOURS.replace("up to 20", "up to 50"))
+    assert main(["infer", "api.yaml", "--jsonl"]) == 0
+    out, err = capsys.readouterr()
+    # `items` itself is unchanged, but the neighbour its rule reads changed: both are inferred again
+    assert "3 field(s): 1 reused, 0 moved, 2 inferred (rules)" in err
+    second = [json.loads(line) for line in out.splitlines()]
+    assert {"field": "items", "oracle": "array_max_size", "value": 50} in [
+        {k: o[k] for k in ("field", "oracle", "value")} for o in second if "value" in o]

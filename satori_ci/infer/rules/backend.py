@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Hashable, Sequence
 
 from satori_ci.infer.declared import declared_oracles, restate
@@ -50,11 +52,9 @@ def _parent_parsed(path: str) -> str | None:
     return render(tuple(segments[:-1]))
 
 
-def _with_context(fields: Sequence[ResponseField], results: list[tuple[tuple[Oracle, ...], list[str]]]) -> None:
-    """Run the context rules on the fields they may apply to, with the oracles other fields already have."""
-    candidates = [i for i, f in enumerate(fields) if any(r.wants(f) for r in CONTEXT_RULES)]
-    if not candidates:
-        return
+def context_groups(fields: Sequence[ResponseField]) -> tuple[dict[tuple[OperationKey, str], list[int]],
+                                                            dict[tuple[str, str], list[int]]]:
+    """Indexes of fields by enclosing object (siblings) and by API and name (namesakes)."""
     by_parent: dict[tuple[OperationKey, str], list[int]] = {}
     by_name: dict[tuple[str, str], list[int]] = {}
     for i, field in enumerate(fields):
@@ -62,43 +62,75 @@ def _with_context(fields: Sequence[ResponseField], results: list[tuple[tuple[Ora
         if parent is not None:
             by_parent.setdefault((field.operation, parent), []).append(i)
         by_name.setdefault((field.api_title, field.name), []).append(i)
-    first_pass = list(results)
-    for i in candidates:
-        field = fields[i]
-        parent = parent_of(field.field)
-        same_object = by_parent.get((field.operation, parent), []) if parent is not None else []
-        same_name = by_name.get((field.api_title, field.name), [])
-        context = Context(
-            siblings=[(fields[j], first_pass[j][0]) for j in same_object if j != i],
-            namesakes=[(fields[j], first_pass[j][0]) for j in same_name if j != i],
-        )
-        found: list[Named] = [(r.name, o) for r in CONTEXT_RULES if r.wants(field) for o in r.apply(field, context)]
-        if found:
-            oracles, notes = results[i]
-            derived = reconcile(screen(field, found, notes), notes)
-            results[i] = (combine(oracles, derived, notes), notes)
+    return by_parent, by_name
+
+
+def related(field: ResponseField, context: Sequence[ResponseField],
+            groups: tuple[dict[tuple[OperationKey, str], list[int]], dict[tuple[str, str], list[int]]]
+            ) -> tuple[list[int], list[int]]:
+    """Indexes in `context` of the field's siblings and namesakes (itself excluded)."""
+    by_parent, by_name = groups
+    parent = parent_of(field.field)
+    same_object = by_parent.get((field.operation, parent), []) if parent is not None else []
+    same_name = by_name.get((field.api_title, field.name), [])
+    own = (field.operation, field.field)
+    return ([j for j in same_object if (context[j].operation, context[j].field) != own],
+            [j for j in same_name if (context[j].operation, context[j].field) != own])
+
+
+def wants_context(field: ResponseField) -> bool:
+    return any(r.wants(field) for r in CONTEXT_RULES)
+
+
+class _OwnOracles:
+    """Each field's oracles from its own facts, computed once (equal evidence shares the work)."""
+
+    def __init__(self) -> None:
+        self._by_evidence: dict[Hashable, tuple[tuple[Oracle, ...], list[str]]] = {}
+
+    def of(self, field: ResponseField) -> tuple[tuple[Oracle, ...], list[str]]:
+        key = evidence_key(field)
+        if key is not None and key in self._by_evidence:
+            known, known_notes = self._by_evidence[key]
+            return tuple(restate(o, field) for o in known), list(known_notes)
+        notes: list[str] = []
+        oracles = field_oracles(field, notes)
+        if key is not None:
+            self._by_evidence[key] = (oracles, notes)
+        return oracles, list(notes)
 
 
 class RulesBackend:
-    """The default offline backend: deterministic rules over each field's name, description and examples."""
+    """The default offline backend: deterministic rules over each field's name, description and examples.
+
+    Two rules also read other fields (siblings in the same object, same-name fields of the API).
+    `context` is the whole spec's field list, so that inferring a few changed fields sees the same
+    neighbours as a full run; without it, the fields passed to `infer` are the context.
+    """
 
     name = "rules"
 
+    def __init__(self, context: Sequence[ResponseField] | None = None) -> None:
+        self.context = context
+
     def infer(self, fields: Sequence[ResponseField], on_inferred: OnInferred | None = None) -> BackendRun:
-        results: list[tuple[tuple[Oracle, ...], list[str]]] = []
-        seen: dict[Hashable, tuple[tuple[Oracle, ...], list[str]]] = {}
-        for field in fields:
-            key = evidence_key(field)
-            if key is not None and key in seen:
-                oracles, notes = seen[key]
-                results.append((tuple(restate(o, field) for o in oracles), list(notes)))
-                continue
-            notes = []
-            oracles = field_oracles(field, notes)
-            results.append((oracles, notes))
-            if key is not None:
-                seen[key] = (oracles, notes)
-        _with_context(fields, results)
+        own = _OwnOracles()
+        results = [own.of(field) for field in fields]
+        context = self.context if self.context is not None else fields
+        candidates = [i for i, f in enumerate(fields) if wants_context(f)]
+        if candidates:
+            groups = context_groups(context)
+            for i in candidates:
+                field = fields[i]
+                siblings, namesakes = related(field, context, groups)
+                ctx = Context(siblings=[(context[j], own.of(context[j])[0]) for j in siblings],
+                              namesakes=[(context[j], own.of(context[j])[0]) for j in namesakes])
+                found: list[Named] = [(r.name, o) for r in CONTEXT_RULES if r.wants(field)
+                                      for o in r.apply(field, ctx)]
+                if found:
+                    oracles, notes = results[i]
+                    derived = reconcile(screen(field, found, notes), notes)
+                    results[i] = (combine(oracles, derived, notes), notes)
         out: list[Inferred] = []
         for field, (oracles, notes) in zip(fields, results, strict=True):
             inferred = Inferred(field=field, oracles=oracles, notes=tuple(notes))
@@ -107,3 +139,22 @@ class RulesBackend:
                 on_inferred(inferred)
         return BackendRun(results=tuple(out))
 
+
+def context_digests(fields: Sequence[ResponseField]) -> dict[tuple[OperationKey, str], str]:
+    """For each field a context rule reads neighbours for: a hash of those neighbours' fingerprints.
+
+    The oracle file keeps it next to the field's own fingerprint; when a neighbour changes, the
+    digest changes and the field is inferred again.
+    """
+    wanted = [f for f in fields if wants_context(f)]
+    if not wanted:
+        return {}
+    groups = context_groups(fields)
+    out: dict[tuple[OperationKey, str], str] = {}
+    for field in wanted:
+        siblings, namesakes = related(field, fields, groups)
+        items = sorted({(str(fields[j].operation), fields[j].field, fields[j].fingerprint)
+                        for j in (*siblings, *namesakes)})
+        payload = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+        out[(field.operation, field.field)] = hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+    return out
