@@ -1,4 +1,4 @@
-"""Reading the shared labelled data (../shared/data/*): fields, labels and their matching."""
+"""Reading the shared labelled data (../shared/data/*): labels and their matching."""
 
 from __future__ import annotations
 
@@ -6,58 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from satori_ci.spec.model import FACT_KEYWORDS, FieldFacts, OperationKey, ResponseField, SourceLocation
-from satori_ci.spec.paths import ITEMS, MAP_VALUES, FieldPathError, Prop, parse
-
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-_FACT_ATTRS = {keyword: attr for attr, keyword in FACT_KEYWORDS}
-_LIST_FACTS = frozenset({"enum", "examples"})
-
-
-def name_of(path: str) -> str:
-    """The last segment of a field path with its `[]`/`{}` markers: `a[].b[]` -> `b[]`."""
-    try:
-        segments = parse(path)
-    except FieldPathError:
-        return path
-    markers = ""
-    for segment in reversed(segments):
-        if segment == ITEMS:
-            markers = "[]" + markers
-        elif segment == MAP_VALUES:
-            markers = "{}" + markers
-        elif isinstance(segment, Prop):
-            return segment.name + markers
-    return markers
-
-
-def fields_from_jsonl(path: Path) -> list[ResponseField]:
-    """ResponseFields from a data folder's fields.jsonl (the contract's field list with schema keywords)."""
-    fields: list[ResponseField] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        row: dict[str, Any] = json.loads(line)
-        facts: dict[str, Any] = {}
-        for key, value in row.items():
-            attr = _FACT_ATTRS.get(key)
-            if attr is not None:
-                facts[attr] = tuple(value) if key in _LIST_FACTS and isinstance(value, list) else value
-        fields.append(
-            ResponseField(
-                operation=OperationKey(row["method"], row["path"], str(row["status"])),
-                operation_id=row.get("operation_id"),
-                field=row["field"],
-                name=name_of(row["field"]),
-                type=row["type"],
-                facts=FieldFacts(**facts),
-                api_title="",
-                location=SourceLocation("spec.json", ""),
-                fingerprint="",
-            )
-        )
-    return fields
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -6,22 +6,21 @@ Usage: python bench/quality.py [--backend declared|rules] [--data DIR]
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _data import DEFAULT_DATA, fields_from_jsonl, match_key, read_jsonl, same_value
+from _data import DEFAULT_DATA, match_key, read_jsonl, same_value
 
-from satori_ci.infer.declared import DeclaredBackend
-from satori_ci.infer.interface import InferenceBackend
-from satori_ci.infer.rules import RulesBackend
+from satori_ci.infer.factory import make_backend
 from satori_ci.oracles.kinds import OracleKind
+from satori_ci.spec import ResponseField, Spec, load_spec
 
-BACKENDS: dict[str, Callable[[], InferenceBackend]] = {"declared": DeclaredBackend, "rules": RulesBackend}
+BACKENDS = ("declared", "rules")
 
 
 @dataclass
@@ -89,6 +88,16 @@ def report(name: str, out: Outcome) -> None:
     print(f"\n{name}: P={p:.2f} R={r:.2f} F1={f1:.2f} (tp={t.tp} fp={t.fp} fn={t.fn})")
 
 
+def labelled_operation_fields(folder: Path) -> tuple[Spec, list[ResponseField]]:
+    """The spec of a labelled folder (read by the real loader) and the fields of its labelled operation."""
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    first = read_jsonl(folder / "fields.jsonl")[0]
+    spec = load_spec(str(folder / "spec.json"))
+    fields = [f for f in spec.fields if f.operation.method == meta["method"] and f.operation.path == meta["path"]
+              and f.operation_id == first.get("operation_id")]
+    return spec, fields
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--backend", choices=sorted(BACKENDS), default="rules")
@@ -100,10 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     if not folders:
         print(f"no labelled folders under {args.data}", file=sys.stderr)
         return 2
-    backend = BACKENDS[args.backend]()
     out = Outcome()
+    name = args.backend
     for folder in folders:
-        fields = fields_from_jsonl(folder / "fields.jsonl")
+        spec, fields = labelled_operation_fields(folder)
+        backend = make_backend(args.backend, context=spec.fields)
+        name = backend.name
         run = backend.infer(fields)
         predicted = [o.interchange() for inferred in run.results for o in inferred.oracles]
         before = Tally(out.total.tp, out.total.fp, out.total.fn)
@@ -112,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         p, r, f1 = t.scores()
         print(f"{folder.name:<24} P={p:.2f} R={r:.2f} F1={f1:.2f} (tp={t.tp} fp={t.fp} fn={t.fn})")
     print()
-    report(backend.name, out)
+    report(name, out)
     return 0
 
 
