@@ -14,6 +14,10 @@ from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.paths import Items, MapValues, Prop, Segment, parse
 
+# Known gaps with the JavaScript checker (tests avoid them): integers beyond 2**53 (JavaScript rounds them),
+# object keys that look like array indices ("0", "12": JavaScript enumerates them first, so `{}` findings and
+# rendered objects come in another order), and NaN/Infinity, which only Python's json.loads accepts.
+
 LIMIT = 200
 """Offending strings are kept to this many code points; messages show at most this much JSON."""
 

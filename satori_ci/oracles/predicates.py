@@ -8,6 +8,14 @@ from typing import Any
 
 from satori_ci.oracles.kinds import OracleKind
 
+# Readings of the contract where it leaves room (the JavaScript checker reads it the same way):
+# - URL: the authority ends at the first `/`, `?` or `#`; `user@` is everything up to its last `@`,
+#   `:port` everything from the first remaining `:` (so `http://[::1]` has host `[`, non-empty).
+# - email: at least one character before the `@`, and the domain has a `.` with characters on both sides.
+# - dates: `Mon` is case-sensitive; `D Mon YYYY` and `Mon D, YYYY` use single spaces; year 0000 is a leap year.
+# - times: minutes and seconds are 00-59 (no leap second); a fraction needs seconds (`12:00.5` fails);
+#   the 12-hour form takes no zone; zone hours are 00-23 and zone minutes 00-59; only `T` and `Z` upper case.
+# - digits are ASCII only; whitespace is any character of _WS_CLASS below.
 # Whitespace is the union of Python's str.isspace() and JavaScript's \s, so both checkers agree.
 _WS_CLASS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _WS = re.compile(f"[{_WS_CLASS}]")

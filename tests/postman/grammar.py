@@ -94,12 +94,12 @@ def grid(form: Form, cap: int = 15000) -> Iterator[str]:
         for combo in product(*(_choices(p) for p in pieces)):
             yield template(*combo)
         return
-    for base in product(*(p[0][:1] for p in pieces)):
-        for i, j in combinations(range(len(pieces)), 2):
-            for a, b in product(_choices(pieces[i]), _choices(pieces[j])):
-                combo = list(base)
-                combo[i], combo[j] = a, b
-                yield template(*combo)
+    base = [p[0][0] for p in pieces]
+    for i, j in combinations(range(len(pieces)), 2):
+        for a, b in product(_choices(pieces[i]), _choices(pieces[j])):
+            mixed = list(base)
+            mixed[i], mixed[j] = a, b
+            yield template(*mixed)
 
 
 def edits(s: str) -> Iterator[str]:
