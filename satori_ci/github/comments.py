@@ -1,0 +1,173 @@
+"""The sticky pull-request comment, through PyGithub (the only module that imports `github`).
+
+    with StickyCommenter(ctx.api_url, token, ctx.repository, ctx.pr_number) as commenter:
+        outcome = commenter.upsert(comment_marker(spec), body)     # never raises for a failed post
+        if not outcome.ok: print(notice(f"comment not posted: {outcome.reason}"))
+
+One comment per marker: the first comment of the pull request whose body contains the marker and
+whose author is the token's own login (`GET /user`; a GitHub Actions or App installation token gets
+403 there and comments as `github-actions[bot]`), looked up through every page, edited in place,
+created only when there is none. Comments by anyone else that quote the marker are left alone.
+
+PyGithub's own retries (a urllib3 `Retry`, `GithubRetry` by default, which also retries POST on
+5xx) are switched off (`retry=None`): a POST answered 502 may have created the comment, so retrying
+it could post twice. Instead the whole operation (look up, then edit or create) is retried by
+`retry.run_with_retries`, which finds a comment a failed-looking POST did create, waits for rate
+limits within a budget and takes an injectable `sleep`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+import requests
+from github import Auth, Github, GithubException, RateLimitExceededException
+from github.IssueComment import IssueComment
+
+from satori_ci.github.marker import MAX_COMMENT_CHARS, with_marker
+from satori_ci.github.outcome import CommentOutcome, CommentStatus, FailureKind
+from satori_ci.github.retry import ApiError, GaveUp, RetryPolicy, run_with_retries
+
+GITHUB_ACTIONS_LOGIN = "github-actions[bot]"
+"""The author of comments made with `GITHUB_TOKEN`, whose `GET /user` answers 403."""
+USER_AGENT = "satori-ci"
+
+
+class StickyCommenter:
+    def __init__(self, api_url: str, token: str, repo: str, pr_number: int, *, retries: int = 3,
+                 backoff: float = 1.0, max_wait: float = 20.0, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time, bot_login: str = GITHUB_ACTIONS_LOGIN,
+                 per_page: int = 100, timeout: int = 15, seconds_between_requests: float | None = 0.25,
+                 seconds_between_writes: float | None = 1.0) -> None:
+        """`api_url` is `GITHUB_API_URL` (`https://api.github.com`, `https://HOST/api/v3` on GHES).
+
+        `seconds_between_*` are PyGithub's own pacing (its defaults, GitHub's advice for writes);
+        tests pass None. `bot_login` is whose comments are ours when `GET /user` is refused.
+        """
+        self._token = token
+        self._policy = RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait)
+        self._sleep = sleep
+        self._clock = clock
+        self._bot_login = bot_login
+        self._login: str | None = None
+        # lazy: get_repo / get_issue build objects from their URLs without a request.
+        self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None, retry=None,
+                          per_page=per_page, timeout=timeout, user_agent=USER_AGENT, lazy=True,
+                          seconds_between_requests=seconds_between_requests,
+                          seconds_between_writes=seconds_between_writes)
+        self._issue = self._gh.get_repo(repo).get_issue(pr_number)
+
+    def __enter__(self) -> StickyCommenter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._gh.close()
+
+    # -- operations -------------------------------------------------------------------------------
+
+    def upsert(self, marker: str, body: str) -> CommentOutcome:
+        """Edit our comment with `marker` to `body` (prefixed with the marker when it lacks it), or create it."""
+        body = with_marker(marker, body)
+        refused = self._refusal(body)
+        if refused is not None:
+            return refused
+
+        def attempt() -> CommentOutcome:
+            existing = self._find(marker)
+            if existing is None:
+                created = self._issue.create_comment(body)
+                return CommentOutcome(CommentStatus.POSTED, created.id, created.html_url)
+            return self._edit(existing, body)
+
+        return self._retried(attempt)
+
+    def resolve(self, marker: str, body: str) -> CommentOutcome:
+        """Rewrite our comment with `marker` to `body` (the "resolved" text); SKIPPED when there is none."""
+        body = with_marker(marker, body)
+        refused = self._refusal(body)
+        if refused is not None:
+            return refused
+
+        def attempt() -> CommentOutcome:
+            existing = self._find(marker)
+            if existing is None:
+                return CommentOutcome(CommentStatus.SKIPPED, reason="no comment to resolve")
+            return self._edit(existing, body)
+
+        return self._retried(attempt)
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _refusal(self, body: str) -> CommentOutcome | None:
+        if len(body) > MAX_COMMENT_CHARS:
+            return CommentOutcome.failed(FailureKind.TOO_LONG, f"the comment has {len(body)} characters, "
+                                                               f"GitHub takes at most {MAX_COMMENT_CHARS}", 0)
+        if not self._token:
+            return CommentOutcome.failed(FailureKind.AUTH, "no github-token", 0)
+        return None
+
+    def _own_login(self) -> str:
+        """The login whose comments are ours (raises the library's errors: used inside retries)."""
+        if self._login is None:
+            try:
+                self._login = self._gh.get_user().login
+            except GithubException as err:
+                error = api_error(err)
+                if error is None or error.status != 403 or _rate_limited(error):
+                    raise
+                self._login = self._bot_login
+        return self._login
+
+    def _find(self, marker: str) -> IssueComment | None:
+        login = self._own_login().lower()
+        for comment in self._issue.get_comments():
+            user = comment.user
+            if user is not None and (user.login or "").lower() == login and marker in (comment.body or ""):
+                return comment
+        return None
+
+    @staticmethod
+    def _edit(existing: IssueComment, body: str) -> CommentOutcome:
+        if _normalized(existing.body or "") == _normalized(body):
+            return CommentOutcome(CommentStatus.UNCHANGED, existing.id, existing.html_url)
+        existing.edit(body)
+        return CommentOutcome(CommentStatus.UPDATED, existing.id, existing.html_url)
+
+    def _retried(self, attempt: Callable[[], CommentOutcome]) -> CommentOutcome:
+        result = run_with_retries(attempt, api_error, policy=self._policy, sleep=self._sleep, clock=self._clock)
+        if isinstance(result, GaveUp):
+            return CommentOutcome.failed(result.failure, result.reason, result.attempts)
+        outcome, attempts = result
+        return CommentOutcome(outcome.status, outcome.comment_id, outcome.url, outcome.failure, outcome.reason,
+                              attempts)
+
+
+def api_error(exc: Exception) -> ApiError | None:
+    """PyGithub's and requests' failures as an `ApiError`; None for anything else (a bug: re-raised)."""
+    if isinstance(exc, GithubException):
+        data = exc.data
+        message = data.get("message") if isinstance(data, dict) else data
+        headers = {str(k).lower(): str(v) for k, v in (exc.headers or {}).items()}
+        return ApiError(exc.status, str(message or exc.message or ""), headers,
+                        rate_limit_message=isinstance(exc, RateLimitExceededException))
+    if isinstance(exc, requests.RequestException):
+        return ApiError(None, f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, json.JSONDecodeError):
+        return ApiError(None, "the answer is not valid JSON")
+    return None
+
+
+def _rate_limited(error: ApiError) -> bool:
+    return (error.rate_limit_message or "retry-after" in error.headers
+            or error.headers.get("x-ratelimit-remaining", "").strip() == "0")
+
+
+def _normalized(body: str) -> str:
+    return body.replace("\r\n", "\n")

@@ -1,0 +1,108 @@
+"""What one check of a pull request found, per spec: the value every renderer reads (no I/O here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from satori_ci.exit_codes import ExitCode
+from satori_ci.infer.interface import BackendStats
+from satori_ci.oracles.diff import OracleDiff
+from satori_ci.oracles.model import Oracle
+from satori_ci.run.model import RunResult, Violation
+from satori_ci.spec.diff import FieldDiff
+
+
+class FailOn(StrEnum):
+    VIOLATIONS = "violations"
+    """Any oracle violation fails the check."""
+    NEW_VIOLATIONS = "new-violations"
+    """Only violations of oracles added or changed by this pull request fail it."""
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class FieldLocation:
+    """Where a field is written in the spec, for annotations and links."""
+
+    file: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class InferenceSummary:
+    backend: str
+    reused: int
+    moved: int
+    inferred: int
+    pending: int
+    stats: BackendStats = field(default_factory=BackendStats)
+
+
+@dataclass(frozen=True)
+class SpecCheck:
+    """One spec of the pull request, checked."""
+
+    spec: str
+    """The spec's path in the repository."""
+    head_source: str
+    base_source: str | None
+    """None when the spec is new in this pull request (or when there is no base: push, dispatch)."""
+    oracle_file: str
+    """The updated oracle file's path."""
+    field_diff: FieldDiff | None
+    oracle_diff: OracleDiff | None
+    inference: InferenceSummary | None
+    oracles_enabled: int
+    run: RunResult | None
+    run_skipped: str | None = None
+    """Why the oracles were not run (e.g. `no staging URL`), when they were not."""
+    new_oracles: frozenset[tuple[str, str, str, str, str]] = frozenset()
+    """(method, path, status, field, kind) of the oracles this pull request added or changed."""
+    locations: dict[tuple[str, str, str, str], FieldLocation] = field(default_factory=dict)
+    """(method, path, status, field) -> location, for every field with a violation or an oracle change."""
+    error: str | None = None
+    """The one-line reason this spec could not be checked (e.g. it does not parse on head)."""
+    error_code: ExitCode | None = None
+
+    def is_new(self, violation: Violation) -> bool:
+        return identity(violation.oracle) in self.new_oracles
+
+    def failing_violations(self, fail_on: FailOn) -> tuple[Violation, ...]:
+        if self.run is None or fail_on is FailOn.NEVER:
+            return ()
+        if fail_on is FailOn.NEW_VIOLATIONS:
+            return tuple(v for v in self.run.violations if self.is_new(v))
+        return self.run.violations
+
+
+def identity(oracle: Oracle) -> tuple[str, str, str, str, str]:
+    op = oracle.operation
+    return (op.method, op.path, op.status, oracle.field, oracle.kind.value)
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Everything one run of satori-ci found, over every spec it checked."""
+
+    specs: tuple[SpecCheck, ...]
+    fail_on: FailOn = FailOn.VIOLATIONS
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """0 clean, 1 violations at or above fail-on, 2 a spec could not be read, 3 staging could not be asked."""
+        codes = [s.error_code for s in self.specs if s.error_code is not None]
+        if any(s.failing_violations(self.fail_on) for s in self.specs):
+            return ExitCode.VIOLATIONS
+        if ExitCode.INPUT_ERROR in codes:
+            return ExitCode.INPUT_ERROR
+        for spec in self.specs:
+            if spec.run is not None and spec.run.exit_code is ExitCode.INFRASTRUCTURE:
+                return ExitCode.INFRASTRUCTURE
+        if ExitCode.INFRASTRUCTURE in codes:
+            return ExitCode.INFRASTRUCTURE
+        return ExitCode.OK
+
+    @property
+    def violations(self) -> int:
+        return sum(len(s.run.violations) for s in self.specs if s.run is not None)

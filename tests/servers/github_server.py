@@ -1,0 +1,396 @@
+"""A small GitHub REST server for tests (127.0.0.1, a free port): what the sticky comment needs.
+
+    with FakeGitHub(login="satori-bot") as gh:
+        gh.add_comment("<!-- marker -->", login="someone-else")      # must not be edited
+        gh.fail(CREATE, forbidden())                                 # the next POST answers 403
+        commenter = StickyCommenter(gh.base_url, "t0ken", "octo/api", 7, ...)
+        gh.comments_on(7), gh.requests
+
+Routes (also under `/api/v3`, as PyGithub calls a GitHub Enterprise Server base URL):
+`GET /user`, `GET /repos/{o}/{r}`, `GET /repos/{o}/{r}/issues/{n}`,
+`GET|POST /repos/{o}/{r}/issues/{n}/comments` (`per_page` ≤ 100, `page`, a `Link` header like
+GitHub's), `GET|PATCH /repos/{o}/{r}/issues/comments/{id}`.
+
+`login=None` plays a GitHub Actions token: `GET /user` answers 403 and comments are authored by
+`github-actions[bot]`. Faults are scripted per route, one per request, in order (`forever=True`
+repeats the last); a fault with `apply=True` does the write and then answers the error (a 502
+that did post).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+USER = "user"
+REPO = "repo"
+ISSUE = "issue"
+LIST = "list comments"
+CREATE = "create comment"
+GET_COMMENT = "get comment"
+EDIT = "edit comment"
+ACTIONS_LOGIN = "github-actions[bot]"
+GHES_PREFIX = "/api/v3"
+MAX_BODY = 65_536
+
+_ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("GET", re.compile(r"^/user$"), USER),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)$"), REPO),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)$"), ISSUE),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/comments$"), LIST),
+    ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/comments$"), CREATE),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$"), GET_COMMENT),
+    ("PATCH", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$"), EDIT),
+)
+
+
+@dataclass
+class Fault:
+    status: int
+    message: str
+    headers: dict[str, str] = field(default_factory=dict)
+    apply: bool = False
+    """Do the write first, then answer the error."""
+
+
+def forbidden(message: str = "Resource not accessible by integration") -> Fault:
+    """What a fork's read-only `GITHUB_TOKEN` gets when it writes."""
+    return Fault(403, message)
+
+
+def server_error(status: int = 500, *, apply: bool = False) -> Fault:
+    return Fault(status, "Server Error", apply=apply)
+
+
+def primary_rate_limit(reset: float | None = None, *, status: int = 403) -> Fault:
+    """`x-ratelimit-remaining: 0`, resetting at `reset` (epoch seconds; default now)."""
+    when = int(time.time() if reset is None else reset)
+    return Fault(status, "API rate limit exceeded for installation ID 1.",
+                 {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": "0", "x-ratelimit-used": "5000",
+                  "x-ratelimit-reset": str(when), "x-ratelimit-resource": "core"})
+
+
+def secondary_rate_limit(retry_after: str | None = "0", *, status: int = 429) -> Fault:
+    headers = {} if retry_after is None else {"retry-after": retry_after}
+    return Fault(status, "You have exceeded a secondary rate limit. Please wait a few minutes before you "
+                         "try again.", headers)
+
+
+@dataclass
+class StoredComment:
+    id: int
+    issue: int
+    body: str
+    login: str
+    user_type: str = "User"
+    created_at: str = "2024-01-01T00:00:00Z"
+    updated_at: str = "2024-01-01T00:00:00Z"
+    edits: int = 0
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    route: str | None
+    path: str
+    """Without the `/api/v3` prefix and the query."""
+    prefix: str
+    """`/api/v3` or ""."""
+    query: dict[str, str]
+    body: Any
+    headers: dict[str, str]
+
+
+class FakeGitHub:
+    def __init__(self, *, login: str | None = "satori-bot", repository: str = "octo/api",
+                 token: str | None = None) -> None:
+        self.login = login
+        """`GET /user`'s login; None: 403 there, as for a GitHub Actions token."""
+        self.repository = repository
+        self.token = token
+        """When set, requests must carry it (else 401 Bad credentials)."""
+        self.comments: list[StoredComment] = []
+        self.requests: list[RecordedRequest] = []
+        self._faults: dict[str, list[Fault]] = {}
+        self._forever: dict[str, Fault] = {}
+        self._next_id = 1000
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> FakeGitHub:
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        httpd.daemon_threads = True
+        httpd.block_on_close = False
+        self._httpd = httpd
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github",
+                         daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    @property
+    def origin(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def base_url(self) -> str:
+        """`GITHUB_API_URL` for github.com-style paths."""
+        return self.origin
+
+    @property
+    def ghes_base_url(self) -> str:
+        """`GITHUB_API_URL` as on GitHub Enterprise Server (`…/api/v3`)."""
+        return self.origin + GHES_PREFIX
+
+    @property
+    def author_login(self) -> str:
+        """Who the token's comments are by."""
+        return self.login or ACTIONS_LOGIN
+
+    # -- scripting and inspection -------------------------------------------------------------
+
+    def fail(self, route: str, *faults: Fault, forever: bool = False) -> None:
+        """The next requests to `route` answer `faults`, one each; `forever`: the last one for good."""
+        with self._lock:
+            self._faults.setdefault(route, []).extend(faults)
+            if forever and faults:
+                self._forever[route] = faults[-1]
+
+    def add_comment(self, body: str, *, login: str = "octocat", user_type: str = "User",
+                    issue: int = 7) -> StoredComment:
+        with self._lock:
+            return self._store(issue, body, login, user_type)
+
+    def comments_on(self, issue: int) -> list[StoredComment]:
+        with self._lock:
+            return [c for c in self.comments if c.issue == issue]
+
+    def requests_to(self, route: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.route == route]
+
+    # -- behaviour ----------------------------------------------------------------------------
+
+    def _store(self, issue: int, body: str, login: str, user_type: str) -> StoredComment:
+        self._next_id += 1
+        comment = StoredComment(self._next_id, issue, body, login, user_type)
+        self.comments.append(comment)
+        return comment
+
+    def _take_fault(self, route: str) -> Fault | None:
+        queue = self._faults.get(route)
+        if queue:
+            fault = queue.pop(0)
+            if not queue and route in self._forever:
+                queue.append(self._forever[route])
+            return fault
+        return None
+
+    def handle(self, method: str, raw_path: str, headers: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        """(status, JSON body, extra headers) for one request."""
+        parts = urlsplit(raw_path)
+        prefix = GHES_PREFIX if parts.path.startswith(GHES_PREFIX + "/") else ""
+        path = parts.path[len(prefix):]
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        route, params = _match(method, path)
+        with self._lock:
+            self.requests.append(RecordedRequest(method, route, path, prefix, query, body, headers))
+        if self.token is not None and headers.get("authorization", "").split(" ", 1)[-1] != self.token:
+            return 401, {"message": "Bad credentials"}, {}
+        if route is None:
+            return 404, {"message": "Not Found"}, {}
+        with self._lock:
+            fault = self._take_fault(route)
+            if fault is not None and not fault.apply:
+                return fault.status, {"message": fault.message}, fault.headers
+            answer = _Answer(self, self.origin + prefix).answer(route, params, query, body)
+            if fault is not None:
+                return fault.status, {"message": fault.message}, fault.headers
+            return answer
+
+
+def _match(method: str, path: str) -> tuple[str | None, dict[str, str]]:
+    for route_method, pattern, route in _ROUTES:
+        found = pattern.match(path)
+        if found and route_method == method:
+            return route, found.groupdict()
+    return None, {}
+
+
+class _Answer:
+    """One request's answer; the server's lock is held."""
+
+    def __init__(self, server: FakeGitHub, api: str) -> None:
+        self.server = server
+        self.api = api
+        self.repo_api = f"{api}/repos/{server.repository}"
+
+    def answer(self, route: str, params: dict[str, str], query: dict[str, str],
+               body: Any) -> tuple[int, Any, dict[str, str]]:
+        server = self.server
+        if route == USER:
+            if server.login is None:
+                return 403, {"message": "Resource not accessible by integration"}, {}
+            return 200, self.user(server.login, "User"), {}
+        if params.get("repo", "").lower() != server.repository.lower():
+            return 404, {"message": "Not Found"}, {}
+        if route == REPO:
+            return 200, self.repo(), {}
+        if route in (ISSUE, LIST, CREATE):
+            number = int(params["number"])
+            if route == ISSUE:
+                return 200, self.issue(number), {}
+            if route == LIST:
+                return self.page(number, query)
+            return self.create(number, body)
+        comment = next((c for c in server.comments if c.id == int(params["id"])), None)
+        if comment is None:
+            return 404, {"message": "Not Found"}, {}
+        if route == GET_COMMENT:
+            return 200, self.comment(comment), {}
+        return self.edit(comment, body)
+
+    def create(self, number: int, body: Any) -> tuple[int, Any, dict[str, str]]:
+        text = body.get("body") if isinstance(body, dict) else None
+        problem = _invalid_body(text)
+        if problem is not None:
+            return 422, {"message": "Validation Failed", "errors": [problem]}, {}
+        login = self.server.author_login
+        stored = self.server._store(number, str(text), login, "Bot" if login.endswith("[bot]") else "User")
+        return 201, self.comment(stored), {"location": f"{self.repo_api}/issues/comments/{stored.id}"}
+
+    def edit(self, comment: StoredComment, body: Any) -> tuple[int, Any, dict[str, str]]:
+        text = body.get("body") if isinstance(body, dict) else None
+        problem = _invalid_body(text)
+        if problem is not None:
+            return 422, {"message": "Validation Failed", "errors": [problem]}, {}
+        if comment.login != self.server.author_login:
+            return 403, {"message": "You must be the author of this comment to edit it"}, {}
+        comment.body = str(text)
+        comment.edits += 1
+        comment.updated_at = "2024-01-02T00:00:00Z"
+        return 200, self.comment(comment), {}
+
+    def page(self, number: int, query: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
+        per_page = min(max(_int(query.get("per_page"), 30), 1), 100)
+        page = max(_int(query.get("page"), 1), 1)
+        comments = [c for c in self.server.comments if c.issue == number]
+        last = max(1, -(-len(comments) // per_page))
+        items = comments[(page - 1) * per_page: page * per_page]
+
+        def link(to: int, rel: str) -> str:
+            return f'<{self.repo_api}/issues/{number}/comments?per_page={per_page}&page={to}>; rel="{rel}"'
+
+        links = []
+        if page > 1:
+            links += [link(page - 1, "prev"), link(1, "first")]
+        if page < last:
+            links += [link(page + 1, "next"), link(last, "last")]
+        return 200, [self.comment(c) for c in items], ({"link": ", ".join(links)} if links else {})
+
+    # -- JSON shapes (the fields PyGithub reads, so it never completes an object with a GET) --
+
+    def user(self, login: str, user_type: str) -> dict[str, Any]:
+        return {"login": login, "id": abs(hash(login)) % 10**8, "type": user_type, "site_admin": False,
+                "url": f"{self.api}/users/{login}", "html_url": f"{self.server.origin}/{login}"}
+
+    def repo(self) -> dict[str, Any]:
+        owner, name = self.server.repository.split("/")
+        return {"id": 1, "name": name, "full_name": self.server.repository, "private": False, "fork": False,
+                "url": self.repo_api, "html_url": f"{self.server.origin}/{self.server.repository}",
+                "owner": self.user(owner, "Organization"), "default_branch": "main"}
+
+    def issue(self, number: int) -> dict[str, Any]:
+        html = f"{self.server.origin}/{self.server.repository}/pull/{number}"
+        return {"id": number, "number": number, "title": f"Pull request {number}", "state": "open",
+                "url": f"{self.repo_api}/issues/{number}", "html_url": html,
+                "comments_url": f"{self.repo_api}/issues/{number}/comments",
+                "comments": len([c for c in self.server.comments if c.issue == number]),
+                "pull_request": {"url": f"{self.repo_api}/pulls/{number}", "html_url": html},
+                "user": self.user("contributor", "User")}
+
+    def comment(self, c: StoredComment) -> dict[str, Any]:
+        return {"id": c.id, "node_id": f"IC_{c.id}", "body": c.body,
+                "url": f"{self.repo_api}/issues/comments/{c.id}",
+                "html_url": f"{self.server.origin}/{self.server.repository}/pull/{c.issue}#issuecomment-{c.id}",
+                "issue_url": f"{self.repo_api}/issues/{c.issue}", "user": self.user(c.login, c.user_type),
+                "created_at": c.created_at, "updated_at": c.updated_at, "author_association": "NONE"}
+
+
+def _invalid_body(text: Any) -> dict[str, str] | None:
+    if not isinstance(text, str) or not text:
+        return {"resource": "IssueComment", "code": "missing_field", "field": "body"}
+    if len(text) > MAX_BODY:
+        return {"resource": "IssueComment", "code": "custom", "field": "body",
+                "message": f"Body is too long (maximum is {MAX_BODY} characters)"}
+    return None
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = None
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            try:
+                status, payload, extra = server.handle(self.command, self.path, headers, body)
+            except Exception as err:  # a bug in the fake is a 500 the test sees
+                status, payload, extra = 500, {"message": f"fake server failed: {err!r}"}, {}
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            if "x-ratelimit-remaining" not in {k.lower() for k in extra}:
+                self.send_header("x-ratelimit-limit", "5000")
+                self.send_header("x-ratelimit-remaining", "4999")
+                self.send_header("x-ratelimit-reset", str(int(time.time()) + 3600))
+            for name, value in extra.items():
+                self.send_header(name, value)
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(data)
+
+        do_GET = _serve
+        do_POST = _serve
+        do_PATCH = _serve
+        do_DELETE = _serve
+
+    return Handler
