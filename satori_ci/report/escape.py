@@ -1,0 +1,115 @@
+"""Escaping of untrusted text (spec, oracle file, responses) for each place it is rendered: one function a context."""
+
+from __future__ import annotations
+
+import re
+
+BREAK = "\u200d"
+"""Zero-width joiner: invisible, and it stops GitHub linking `@login`, `#123`, `GH-123` and URLs."""
+
+_NEWLINES = re.compile(r"\r\n|[\n\r\v\f\x85\u2028\u2029]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_MD_PUNCT = re.compile(r"([\\`*_\[\](){}!#|~$])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
+_ISSUE = re.compile(r"(?<=#)(?=\d)|(?<=[A-Za-z]-)(?=\d)")
+_URL = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
+_BACKTICKS = re.compile(r"`+")
+
+
+def visible(value: str) -> str:
+    """One line, no control or bidi characters: newlines become `↵`, tabs spaces, the rest `\\xNN`/`\\uNNNN`."""
+    flat = _NEWLINES.sub("↵", value).replace("\t", " ")
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", flat)
+
+
+def clip(value: str, limit: int) -> str:
+    """At most `limit` characters, `…` marking a cut."""
+    return value if len(value) <= limit else value[: max(limit - 1, 0)] + "…"
+
+
+def _unlink(value: str) -> str:
+    """Break mentions, issue references and URL autolinks with an invisible joiner."""
+    value = _MENTION.sub("@" + BREAK, value)
+    value = _ISSUE.sub(BREAK, value)
+    return _URL.sub(BREAK, value)
+
+
+def _entities(value: str) -> str:
+    return "".join(_HTML.get(c, c) for c in value)
+
+
+def text(value: str, limit: int = 300) -> str:
+    """Inline Markdown text (paragraphs, list items, headings): literal, one line, nothing linked or interpreted."""
+    flat = clip(visible(value), limit)
+    return _unlink(_MD_PUNCT.sub(r"\\\1", _entities(flat)))
+
+
+def cell(value: str, limit: int = 300) -> str:
+    """A table cell's text: `text` (whose `\\|` GFM turns back into a literal pipe)."""
+    return text(value, limit)
+
+
+def html(value: str, limit: int = 300) -> str:
+    """Text inside raw HTML (`<summary>`), where Markdown is not parsed: entities only, nothing linked."""
+    return _unlink(_entities(clip(visible(value), limit)))
+
+
+def _fence(content: str) -> str:
+    if not content:
+        return "` `"
+    runs = [len(r) for r in _BACKTICKS.findall(content)]
+    ticks = "`" * (max(runs, default=0) + 1)
+    pad = (content[0] in "` " or content[-1] in "` ") and content.strip(" ") != ""
+    return f"{ticks} {content} {ticks}" if pad else f"{ticks}{content}{ticks}"
+
+
+def code(value: str, limit: int = 200) -> str:
+    """An inline code span outside tables: literal, whatever backticks or HTML the value holds."""
+    return _fence(clip(visible(value), limit))
+
+
+def cell_code(value: str, limit: int = 200) -> str:
+    """A code span inside a table cell: pipes escaped, since GFM splits cells before it sees code spans."""
+    return _fence(clip(visible(value), limit)).replace("|", "\\|")
+
+
+def fenced(value: str, info: str = "") -> str:
+    """A fenced code block (multi-line allowed), its fence longer than any backtick run inside."""
+    lines = [visible(line) for line in value.splitlines()]
+    runs = [len(r) for line in lines for r in _BACKTICKS.findall(line)]
+    ticks = "`" * max(3, max(runs, default=0) + 1)
+    return "\n".join([ticks + info, *lines, ticks])
+
+
+def marker_path(path: str) -> str:
+    """A path for an HTML comment: only `[A-Za-z0-9/._~-]` kept, the rest %-encoded (so `-->` cannot appear)."""
+    out: list[str] = []
+    for char in path:
+        if char.isascii() and (char.isalnum() or char in "/._~-"):
+            out.append(char)
+        else:
+            out.extend(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass"))
+    return "".join(out)
+
+
+def link_url(url: str) -> str | None:
+    """An http(s) URL safe inside `[text](url)`, or None."""
+    if not re.match(r"https?://[^\s]+$", url):
+        return None
+    return "".join(f"%{ord(c):02X}" if c in "()<>\"'`\\ " or ord(c) < 0x20 else c for c in url)
+
+
+def command_data(value: str) -> str:
+    """A workflow command's message (after `::`): `%`, CR and LF encoded."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def command_property(value: str) -> str:
+    """A workflow command property value (`file=`, `title=`): also `:` and `,` encoded."""
+    return command_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def terminal(value: str, limit: int = 300) -> str:
+    """Text for a terminal: no escape sequences or other controls from the input reach it."""
+    return clip(visible(value), limit)

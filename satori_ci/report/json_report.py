@@ -1,0 +1,131 @@
+"""The machine-readable report, and the per-spec verdict that every renderer puts into words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from satori_ci.exit_codes import ExitCode
+from satori_ci.oracles.model import Oracle
+from satori_ci.report.model import CheckReport, FailOn, InferenceSummary, SpecCheck
+from satori_ci.report.oracle_text import describe, oracle_diff_json
+from satori_ci.report.spec_text import diff_json
+from satori_ci.run.model import Violation
+from satori_ci.spec.model import OperationKey
+
+SCHEMA_VERSION = 1
+
+
+class Outcome(StrEnum):
+    ERROR = "error"
+    """The spec could not be checked."""
+    VIOLATIONS = "violations"
+    """Violations that fail the check under fail-on."""
+    TOLERATED = "tolerated"
+    """Violations, none failing under fail-on."""
+    UNREACHABLE = "unreachable"
+    """Staging could not be asked, or no response could be checked."""
+    NOT_RUN = "not_run"
+    CLEAN = "clean"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one spec's check comes to: the outcome and the numbers its one-line wording needs."""
+
+    outcome: Outcome
+    violations: int = 0
+    failing: int = 0
+    fields: int = 0
+    """Distinct (operation, field) pairs with a violation."""
+    detail: str = ""
+    """Untrusted: the error, why the run was skipped, or the first infrastructure problem."""
+
+
+def verdict(spec: SpecCheck, fail_on: FailOn) -> Verdict:
+    """The outcome of one spec, most serious first: unreadable, violations, unreachable, not run, clean."""
+    if spec.error is not None:
+        return Verdict(Outcome.ERROR, detail=spec.error)
+    run = spec.run
+    if run is None:
+        return Verdict(Outcome.NOT_RUN, detail=spec.run_skipped or "")
+    if run.violations:
+        fields = len({(v.operation, v.field) for v in run.violations})
+        failing = len(spec.failing_violations(fail_on))
+        outcome = Outcome.VIOLATIONS if failing else Outcome.TOLERATED
+        return Verdict(outcome, len(run.violations), failing, fields)
+    if not run.requests and not run.infrastructure:
+        return Verdict(Outcome.NOT_RUN, detail="the run had no request to send")
+    if run.infrastructure:
+        return Verdict(Outcome.UNREACHABLE, detail=run.infrastructure[0].detail)
+    if run.requests and not run.checked:
+        first = run.unchecked[0].detail if run.unchecked else "no response could be checked"
+        return Verdict(Outcome.UNREACHABLE, detail=first)
+    return Verdict(Outcome.CLEAN)
+
+
+OracleGroup = tuple[Oracle, list[Violation]]
+FieldGroup = tuple[str, list[OracleGroup]]
+
+
+def group_violations(violations: tuple[Violation, ...]) -> list[tuple[OperationKey, list[FieldGroup]]]:
+    """Violations by operation, then field, then oracle, each in order of first appearance."""
+    tree: dict[OperationKey, dict[str, dict[str, OracleGroup]]] = {}
+    for v in violations:
+        oracles = tree.setdefault(v.operation, {}).setdefault(v.field, {})
+        oracles.setdefault(describe(v.oracle), (v.oracle, []))[1].append(v)
+    return [(op, [(f, list(by_oracle.values())) for f, by_oracle in fields.items()]) for op, fields in tree.items()]
+
+
+_VERDICT_WORDS = {ExitCode.OK: "clean", ExitCode.VIOLATIONS: "violations", ExitCode.INPUT_ERROR: "input_error",
+                  ExitCode.INFRASTRUCTURE: "infrastructure", ExitCode.INTERRUPTED: "interrupted"}
+
+
+def _inference(summary: InferenceSummary | None) -> dict[str, Any] | None:
+    if summary is None:
+        return None
+    stats = summary.stats
+    return {"backend": summary.backend, "reused": summary.reused, "moved": summary.moved,
+            "inferred": summary.inferred, "pending": summary.pending,
+            "stats": {"calls": stats.calls, "prompt_tokens": stats.prompt_tokens,
+                      "completion_tokens": stats.completion_tokens, "cost_usd": round(stats.cost_usd, 6),
+                      "warnings": list(stats.warnings)}}
+
+
+def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
+    found = verdict(spec, fail_on)
+    failing = {id(v) for v in spec.failing_violations(fail_on)}
+    run = spec.run
+    out: dict[str, Any] = {
+        "spec": spec.spec, "head_source": spec.head_source, "base_source": spec.base_source,
+        "oracle_file": spec.oracle_file, "outcome": found.outcome.value,
+        "error": spec.error, "error_code": None if spec.error_code is None else int(spec.error_code),
+        "field_diff": None if spec.field_diff is None else diff_json(spec.field_diff),
+        "oracle_diff": None if spec.oracle_diff is None else oracle_diff_json(spec.oracle_diff),
+        "inference": _inference(spec.inference), "oracles_enabled": spec.oracles_enabled,
+        "run_skipped": spec.run_skipped,
+        "counts": {"violations": found.violations, "failing": found.failing, "fields": found.fields},
+        "run": None, "violations": [], "infrastructure": [], "unchecked": [],
+    }
+    if run is not None:
+        out["run"] = {"runner": run.runner, "requests": run.requests, "checked": run.checked,
+                      "seconds": round(run.seconds, 3), "exit_code": int(run.exit_code), "notes": list(run.notes)}
+        out["violations"] = [{**v.to_dict(), "new": spec.is_new(v), "failing": id(v) in failing}
+                             for v in run.violations]
+        out["infrastructure"] = [p.to_dict() for p in run.infrastructure]
+        out["unchecked"] = [p.to_dict() for p in run.unchecked]
+    return out
+
+
+def report_json(report: CheckReport) -> dict[str, Any]:
+    """Verdict, exit code and, per spec, diffs, oracle changes, violations and infrastructure problems."""
+    code = report.exit_code
+    return {
+        "version": SCHEMA_VERSION,
+        "verdict": _VERDICT_WORDS.get(code, code.name.lower()),
+        "exit_code": int(code),
+        "fail_on": report.fail_on.value,
+        "violations": report.violations,
+        "specs": [_spec_json(s, report.fail_on) for s in report.specs],
+    }

@@ -1,0 +1,298 @@
+"""The sticky pull-request comment for one spec, in GitHub-flavoured Markdown, budgeted under GitHub's size limit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from satori_ci.exit_codes import ExitCode
+from satori_ci.oracles.model import Oracle
+from satori_ci.report import escape as esc
+from satori_ci.report.json_report import Outcome, Verdict, group_violations, verdict
+from satori_ci.report.model import FailOn, SpecCheck
+from satori_ci.report.oracle_text import describe
+from satori_ci.run.model import RunResult
+from satori_ci.spec.model import OperationKey
+
+GITHUB_LIMIT = 65_536
+MIN_BUDGET = 2_000
+CUT_NOTE = "the full report is in the job summary"
+
+
+@dataclass(frozen=True)
+class RenderedComment:
+    body: str
+    overflow: str | None = None
+    """The full report (without the marker) when `body` had to be shortened: for the job summary."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of each list a rendering spells out."""
+
+    items: int  # entries of each change list (fields, oracles, problems)
+    rows: int  # offending values shown per field and oracle
+    groups: int  # (field, oracle) groups shown in the violation tables
+    collapse: int  # lists longer than this go into `<details>`
+
+
+FULL = Limits(items=300, rows=10, groups=150, collapse=10)
+SHORTER = (Limits(100, 5, 100, 5), Limits(25, 3, 30, 0), Limits(5, 1, 10, 0), Limits(0, 0, 0, 0))
+
+
+def marker_for(spec_path: str) -> str:
+    """The hidden first line that finds this spec's sticky comment again."""
+    return f"<!-- satori-ci:spec={esc.marker_path(spec_path)} -->"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def _op(op: OperationKey, cell: bool = False) -> str:
+    return (esc.cell_code if cell else esc.code)(str(op), 200)
+
+
+def _field(path: str, cell: bool = False) -> str:
+    return (esc.cell_code if cell else esc.code)(path, 200) if path else "(body)"
+
+
+def _target(run: RunResult) -> str:
+    return "recorded responses" if run.runner == "verify" else "staging"
+
+
+Fmt = Callable[[str], str]
+
+
+def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = esc.code, text: Fmt = esc.text) -> str:
+    """The verdict in words, without its icon; `code` and `text` escape for the output's format."""
+    name, run, o = code(spec.spec), spec.run, found.outcome
+    if o is Outcome.ERROR:
+        return f"{name} could not be checked: {text(found.detail)}"
+    if run is None or o is Outcome.NOT_RUN:
+        return f"Oracles not run on {name}: {text(found.detail or 'not requested')}"
+    counted = f"{_plural(found.violations, 'oracle violation')} in {_plural(found.fields, 'field')} of {name}"
+    if o is Outcome.VIOLATIONS:
+        part = f" ({found.failing} on oracles added or changed here)" if found.failing < found.violations else ""
+        return counted + part
+    if o is Outcome.TOLERATED:
+        why = ": none on an oracle this pull request added or changed" if fail_on is FailOn.NEW_VIOLATIONS else ""
+        return f"{counted}, not failing the check (fail-on {code(fail_on.value)}{why})"
+    if o is Outcome.UNREACHABLE:
+        if run.infrastructure:
+            failed = f"{len(run.infrastructure)} of {_plural(run.requests, 'request')} failed"
+            return f"{_target(run).capitalize()} could not be reached for {name}: {failed} ({text(found.detail)})"
+        return f"No response from {_target(run)} could be checked for {name}: {text(found.detail)}"
+    return (f"No violations in {name}: {_plural(spec.oracles_enabled, 'oracle')} checked against "
+            f"{_target(run)} ({_plural(run.checked, 'response')})")
+
+
+_ICONS = {Outcome.ERROR: "🛑", Outcome.VIOLATIONS: "❌", Outcome.TOLERATED: "⚠️", Outcome.UNREACHABLE: "⚠️",
+          Outcome.NOT_RUN: "ℹ️", Outcome.CLEAN: "✅"}
+
+
+def icon(spec: SpecCheck, outcome: Outcome) -> str:
+    """The verdict's emoji (a spec that failed on infrastructure gets a warning, not a stop sign)."""
+    if outcome is Outcome.ERROR and spec.error_code is ExitCode.INFRASTRUCTURE:
+        return "⚠️"
+    return _ICONS[outcome]
+
+
+def verdict_line(spec: SpecCheck, fail_on: FailOn, found: Verdict) -> str:
+    """The one line a reviewer reads first, in Markdown."""
+    return f"{icon(spec, found.outcome)} {verdict_words(spec, fail_on, found)}"
+
+
+def _context(spec: SpecCheck, fail_on: FailOn, run_url: str | None) -> str:
+    parts = [f"oracles {esc.code(spec.oracle_file)} ({spec.oracles_enabled} enabled)", f"fail-on `{fail_on.value}`"]
+    if spec.run is not None:
+        r = spec.run
+        parts.append(f"{esc.text(r.runner)}: {_plural(r.requests, 'request')}, {r.checked} checked, {r.seconds:.1f} s")
+    inf = spec.inference
+    if inf is not None:
+        parts.append(f"inference {esc.code(inf.backend)}: {inf.reused} reused, {inf.moved} moved, "
+                     f"{inf.inferred} inferred, {inf.pending} pending")
+        if inf.stats.calls:
+            tokens = inf.stats.prompt_tokens + inf.stats.completion_tokens
+            parts.append(f"{_plural(inf.stats.calls, 'LLM call')}, {tokens:,} tokens, USD {inf.stats.cost_usd:.4f}")
+    url = esc.link_url(run_url) if run_url else None
+    if url:
+        parts.append(f"[workflow run]({url})")
+    return " · ".join(parts)
+
+
+def _bullets(entries: list[str], limits: Limits, what: str) -> list[str]:
+    """A list, cut with `… and N more`, collapsed into `<details>` when long."""
+    shown = [f"- {e}" for e in entries[: limits.items]]
+    if len(entries) > limits.items:
+        shown.append(f"- … and {len(entries) - limits.items} more")
+    if len(entries) <= limits.collapse:
+        return [*shown, ""]
+    return [f"<details><summary>{esc.html(what)}</summary>", "", *shown, "", "</details>", ""]
+
+
+def _spec_changes(spec: SpecCheck, limits: Limits) -> list[str]:
+    diff = spec.field_diff
+    if diff is None:
+        return []
+    c = diff.counts()
+    if diff.is_empty:
+        return [f"No response field changed ({c['unchanged']} unchanged).", ""]
+    counts = (f"{c['added']} added · {c['removed']} removed · {c['changed']} changed · {c['moved']} moved · "
+              f"{c['unchanged']} unchanged response fields")
+    entries = [f"{sign} {_op(f.operation)} {_field(f.field)} ({esc.text(f.type, 40)})"
+               for sign, fields in (("➕", diff.added), ("➖", diff.removed)) for f in fields]
+    entries += [f"✏️ {_op(ch.head.operation)} {_field(ch.head.field)}: "
+                + "; ".join(esc.text(n, 160) for n in ch.changes[:8])
+                + (f"; … and {len(ch.changes) - 8} more" if len(ch.changes) > 8 else "") for ch in diff.changed]
+    entries += [f"↪️ {_op(m.base.operation)} {_field(m.base.field)} → {_op(m.head.operation)} {_field(m.head.field)}"
+                for m in diff.moved]
+    return ["#### Spec changes", "", counts, "", *_bullets(entries, limits, _plural(len(entries), "field change"))]
+
+
+def _oracle_cell(oracle: Oracle) -> str:
+    shown = esc.cell_code(describe(oracle), 160)
+    return shown if oracle.enabled else f"{shown} (disabled)"
+
+
+def _reason_cell(oracle: Oracle) -> str:
+    review = f"⚠️ {esc.cell(oracle.review, 160)}: " if oracle.review else ""
+    return review + esc.cell(oracle.reason, 200)
+
+
+def _oracle_changes(spec: SpecCheck, limits: Limits) -> list[str]:
+    diff = spec.oracle_diff
+    if diff is None or diff.is_empty:
+        return []
+    c = diff.counts()
+    rows: list[str] = []
+    for f in diff.fields:
+        where = f"{_op(f.operation, True)} | {_field(f.field, True)}"
+        rows += [f"| {sign} | {where} | {_oracle_cell(o)} | {esc.cell_code(o.source, 60)} | {_reason_cell(o)} |"
+                 for sign, oracles in (("➕", f.added), ("➖", f.removed)) for o in oracles]
+        rows += [f"| ✏️ | {where} | {_oracle_cell(ch.old)} → {_oracle_cell(ch.new)} ({esc.cell(ch.what, 60)}) | "
+                 f"{esc.cell_code(ch.new.source, 60)} | {_reason_cell(ch.new)} |" for ch in f.changed]
+    counts = (f"{c['added']} added · {c['removed']} removed · {c['changed']} changed on "
+              f"{_plural(c['fields'], 'field')}, in {esc.code(spec.oracle_file)}")
+    table = ["| | Operation | Field | Oracle | Source | Reason |", "|---|---|---|---|---|---|", *rows[: limits.items]]
+    if len(rows) > limits.items:
+        table.append(f"| | … and {len(rows) - limits.items} more | | | | |")
+    if not limits.items:
+        table = []
+    elif len(rows) > limits.collapse:
+        table = [f"<details><summary>{_plural(len(rows), 'oracle change')}</summary>", "", *table, "", "</details>"]
+    return ["#### Oracle changes", "", counts, "", *table, *([""] if table else [])]
+
+
+def _violations(spec: SpecCheck, fail_on: FailOn, limits: Limits) -> list[str]:
+    run = spec.run
+    if run is None or not run.violations:
+        return []
+    out = ["#### Violations", ""]
+    shown_groups = hidden_values = hidden_groups = 0
+    mark_new = fail_on is FailOn.NEW_VIOLATIONS
+    per_group = max(limits.rows, 1)
+    for op, fields in group_violations(run.violations):
+        rows: list[str] = []
+        for field, oracles in fields:
+            for n, (oracle, found) in enumerate(oracles):
+                if shown_groups >= limits.groups:
+                    hidden_groups += 1
+                    hidden_values += len(found)
+                    continue
+                shown_groups += 1
+                new = " 🆕" if mark_new and spec.is_new(found[0]) else ""
+                head = f"| {_field(field, True) if n == 0 else ''} | {esc.cell_code(describe(oracle), 160)}{new} |"
+                for i, v in enumerate(found[:per_group]):
+                    lead = head if i == 0 else "| | |"
+                    rows.append(f"{lead} {esc.cell_code(v.value, 200)} | {_field(v.pointer, True)} |")
+                if len(found) > per_group:
+                    rows.append(f"| | | … and {len(found) - per_group} more | |")
+        if rows:
+            out += [f"**{_op(op)}**", "", "| Field | Oracle | Offending value | At |", "|---|---|---|---|", *rows, ""]
+    if hidden_groups:
+        out += [f"… and {_plural(hidden_values, 'more violation')} of {_plural(hidden_groups, 'more oracle')}.", ""]
+    return out
+
+
+def _problems(run: RunResult | None, limits: Limits) -> list[str]:
+    if run is None:
+        return []
+    entries = [f"{esc.code(p.kind.value)} {esc.code(f'{p.request.method} {p.request.url}')}: {esc.text(p.detail)}"
+               + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
+    entries += [f"not checked, {esc.code(u.kind.value)}{f' ({u.status})' if u.status is not None else ''} "
+                f"{esc.code(f'{u.request.method} {u.request.url}')}: {esc.text(u.detail)}" for u in run.unchecked]
+    entries += [f"note: {esc.text(n)}" for n in run.notes]
+    if not entries:
+        return []
+    return ["#### Requests and responses", "", *_bullets(entries, limits, _plural(len(entries), "entry", "entries"))]
+
+
+def _howto(spec: SpecCheck) -> list[str]:
+    run = spec.run
+    example = run.violations[0].oracle if run is not None and run.violations else None
+    if example is None and (spec.oracle_diff is None or spec.oracle_diff.is_empty):
+        return []
+    out = ["<details><summary>How to accept or silence an oracle</summary>", "",
+           f"The oracles of {esc.code(spec.spec)} are in {esc.code(spec.oracle_file)}, reviewed like code:", "",
+           "- **Silence** an oracle that is wrong for this API: set `enabled: false` on its line.",
+           '- **Accept** a change the API really made: edit the oracle\'s `value` and set `source: "manual"`, '
+           "so that inference keeps your decision.",
+           "- Commit the updated oracle file to this pull request: the next run checks against it.", ""]
+    if example is not None:
+        def lit(value: object) -> str:
+            return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+        value = "" if example.value is None else f"value: {esc.clip(lit(example.value), 200)}, "
+        line = (f"- {{kind: {example.kind.value}, {value}source: \"manual\", enabled: false, "
+                f"reason: {lit(example.reason)}}}")
+        snippet = (f"operations:\n  {lit(str(example.operation))}:\n    {lit(example.field)}:\n      oracles:\n"
+                   f"        {esc.clip(line, 400)}")
+        out += ["For example, to silence the first oracle broken above:", "", esc.fenced(snippet, "yaml"), ""]
+    return [*out, "</details>", ""]
+
+
+def render_body(spec: SpecCheck, fail_on: FailOn, limits: Limits = FULL, run_url: str | None = None,
+                cut: bool = False) -> str:
+    """The comment's text without the marker, spelling out as much as `limits` allow."""
+    lines = [f"### {verdict_line(spec, fail_on, verdict(spec, fail_on))}", "", _context(spec, fail_on, run_url), ""]
+    if cut:
+        link = f" ([workflow run]({url}))" if (url := esc.link_url(run_url or "")) else ""
+        lines += ["> [!NOTE]", f"> Shortened to fit GitHub's comment size limit: {CUT_NOTE}{link}.", ""]
+    if spec.error is None:
+        lines += [*_violations(spec, fail_on, limits), *_problems(spec.run, limits), *_oracle_changes(spec, limits),
+                  *_spec_changes(spec, limits), *_howto(spec)]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_comment(spec: SpecCheck, fail_on: FailOn, *, budget: int = 60_000,
+                   run_url: str | None = None) -> RenderedComment:
+    """The comment's body (marker first), under `budget` characters; the full text as overflow when cut."""
+    if not MIN_BUDGET <= budget <= GITHUB_LIMIT:
+        raise ValueError(f"budget must be between {MIN_BUDGET} and {GITHUB_LIMIT} characters, not {budget}")
+    marker = marker_for(spec.spec)
+    full = render_body(spec, fail_on, FULL, run_url)
+    if len(marker) + 1 + len(full) < budget:
+        return RenderedComment(f"{marker}\n{full}")
+    for limits in SHORTER:
+        body = f"{marker}\n{render_body(spec, fail_on, limits, run_url, cut=True)}"
+        if len(body) < budget:
+            return RenderedComment(body, full)
+    found = verdict(spec, fail_on)  # escaped text is never clipped: a cut could leave a code span open
+    for head in (verdict_line(spec, fail_on, found), f"{icon(spec, found.outcome)} {esc.code(spec.spec, 60)}"):
+        body = f"{marker}\n### {head}\n\nShortened to fit GitHub's comment size limit: {CUT_NOTE}.\n"
+        if len(body) < budget:
+            return RenderedComment(body, full)
+    raise ValueError(f"a comment on {spec.spec!r} cannot fit in {budget} characters")
+
+
+def render_resolved(spec: SpecCheck) -> str:
+    """The comment once a pull request that had findings is clean again (same marker)."""
+    lines = [marker_for(spec.spec), f"### ✅ Resolved: no oracle violations left in {esc.code(spec.spec)}", ""]
+    run = spec.run
+    if run is not None and run.checked:
+        lines.append(f"The earlier findings are fixed: {_plural(spec.oracles_enabled, 'oracle')} checked against "
+                     f"{_target(run)} ({_plural(run.checked, 'response')}), none broken.")
+    else:
+        lines.append("The earlier findings of this check are gone.")
+    return "\n".join(lines) + "\n"

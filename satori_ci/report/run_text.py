@@ -1,0 +1,64 @@
+"""A run's results as plain text and JSON (pure rendering)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from satori_ci.run.model import RunResult, Violation
+
+MAX_LISTED = 200
+"""Violations spelled out in the text; the rest are counted (the JSON report has them all)."""
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _oracle(v: Violation) -> str:
+    value = v.oracle.value
+    if value is None:
+        return v.oracle.kind.value
+    shown = list(value) if isinstance(value, tuple) else value
+    return f"{v.oracle.kind.value} {json.dumps(shown, ensure_ascii=False)}"
+
+
+def summary_line(result: RunResult, seconds: bool = True) -> str:
+    parts = [
+        _plural(result.requests, "response"),
+        f"{result.checked} checked",
+        _plural(len(result.violations), "violation"),
+    ]
+    if result.infrastructure:
+        parts.append(_plural(len(result.infrastructure), "infrastructure problem"))
+    if result.unchecked:
+        parts.append(f"{len(result.unchecked)} not checked")
+    timing = f", {result.seconds:.1f} s" if seconds else ""
+    return f"{result.runner}: " + ", ".join(parts) + f"{timing}"
+
+
+def run_text(result: RunResult) -> str:
+    """Violations first (operation, field, oracle, where, what), then infrastructure, then unchecked."""
+    out: list[str] = []
+    for v in result.violations[:MAX_LISTED]:
+        where = v.pointer or "(body)"
+        iteration = f" (iteration {v.request.iteration + 1})" if v.request.iteration else ""
+        out.append(f"VIOLATION {v.operation}  {v.field or '(body)'}  {_oracle(v)}\n"
+                   f"  {v.message} at {where}\n"
+                   f"  request: {v.request.method} {v.request.url}{iteration}\n")
+    if len(result.violations) > MAX_LISTED:
+        out.append(f"... and {len(result.violations) - MAX_LISTED} more violations (see the JSON report)\n")
+    for p in result.infrastructure:
+        attempts = f" after {_plural(p.attempts, 'attempt')}" if p.attempts > 1 else ""
+        out.append(f"INFRASTRUCTURE {p.kind.value}: {p.request.method} {p.request.url}: {p.detail}{attempts}\n")
+    for u in result.unchecked:
+        out.append(f"NOT CHECKED {u.kind.value}: {u.request.method} {u.request.url}: {u.detail}\n")
+    for note in result.notes:
+        out.append(f"note: {note}\n")
+    out.append(summary_line(result, seconds=result.runner != "verify") + "\n")
+    return "".join(out)
+
+
+def run_json(result: RunResult, extra: dict[str, Any] | None = None) -> str:
+    payload = {**(extra or {}), **result.to_dict()}
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,153 @@
+"""The check's findings for a terminal: plain text, ANSI colours only when asked."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from satori_ci.oracles.model import Oracle
+from satori_ci.report import escape as esc
+from satori_ci.report.json_report import Outcome, group_violations, verdict
+from satori_ci.report.markdown import verdict_words
+from satori_ci.report.model import CheckReport, FailOn, SpecCheck
+from satori_ci.report.oracle_text import describe
+from satori_ci.run.model import RunResult
+from satori_ci.spec.model import OperationKey
+
+ITEMS = 200
+"""Entries of each list spelled out; the JSON report has them all."""
+ROWS = 10
+"""Offending values shown per field and oracle."""
+
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+_SYMBOLS = {Outcome.ERROR: ("✖", "red"), Outcome.VIOLATIONS: ("✖", "red"), Outcome.TOLERATED: ("⚠", "yellow"),
+            Outcome.UNREACHABLE: ("⚠", "yellow"), Outcome.NOT_RUN: ("ℹ", "cyan"), Outcome.CLEAN: ("✔", "green")}
+
+
+def _paint(colour: bool, text: str, *styles: str) -> str:
+    if not colour or not styles:
+        return text
+    return "\x1b[" + ";".join(_CODES[s] for s in styles) + "m" + text + "\x1b[0m"
+
+
+def _t(value: str, limit: int = 300) -> str:
+    return esc.terminal(value, limit)
+
+
+def _name(op: OperationKey, field: str) -> str:
+    return f"{_t(str(op), 200)}  {_t(field, 200) if field else '(body)'}"
+
+
+def _more(lines: list[str], indent: str) -> list[str]:
+    if len(lines) <= ITEMS:
+        return lines
+    return [*lines[:ITEMS], f"{indent}… and {len(lines) - ITEMS} more (the JSON report has them all)"]
+
+
+def _said(o: Oracle) -> str:
+    disabled = "" if o.enabled else ", disabled"
+    reason = f": {_t(o.reason, 200)}" if o.reason else ""
+    review = f" [{_t(o.review, 160)}]" if o.review else ""
+    return f"{_t(describe(o), 160)}  ({_t(o.source, 60)}{disabled}{reason}){review}"
+
+
+def _violations(spec: SpecCheck, fail_on: FailOn, paint: partial[str]) -> list[str]:
+    if spec.run is None or not spec.run.violations:
+        return []
+    out = [paint("Violations", "bold")]
+    for op, fields in group_violations(spec.run.violations):
+        out.append(f"  {_t(str(op), 200)}")
+        for field, oracles in fields:
+            for oracle, found in oracles:
+                new = " " + paint("[new]", "cyan") if fail_on is FailOn.NEW_VIOLATIONS and spec.is_new(found[0]) else ""
+                out.append(f"    {paint(_t(field, 200) if field else '(body)', 'bold')}  "
+                           f"{_t(describe(oracle), 160)}{new}")
+                out += [f"      {paint(_t(v.value, 200), 'red')}  at {_t(v.pointer, 200) or '(body)'}"
+                        for v in found[:ROWS]]
+                if len(found) > ROWS:
+                    out.append(f"      … and {len(found) - ROWS} more")
+    return out
+
+
+def _problems(run: RunResult | None, paint: partial[str]) -> list[str]:
+    if run is None:
+        return []
+    lines = [f"  {p.kind.value} {_t(p.request.method, 10)} {_t(p.request.url, 200)}: {_t(p.detail)}"
+             + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
+    lines += [f"  not checked, {u.kind.value}{f' ({u.status})' if u.status is not None else ''} "
+              f"{_t(u.request.method, 10)} {_t(u.request.url, 200)}: {_t(u.detail)}" for u in run.unchecked]
+    lines += [f"  note: {_t(n)}" for n in run.notes]
+    return [paint("Requests and responses", "bold"), *_more(lines, "  ")] if lines else []
+
+
+def _oracle_changes(spec: SpecCheck, paint: partial[str]) -> list[str]:
+    diff = spec.oracle_diff
+    if diff is None or diff.is_empty:
+        return []
+    c = diff.counts()
+    lines: list[str] = []
+    for f in diff.fields:
+        name = _name(f.operation, f.field)
+        lines += [f"  {paint('+', 'green')} {name}  {_said(o)}" for o in f.added]
+        lines += [f"  {paint('-', 'red')} {name}  {_said(o)}" for o in f.removed]
+        lines += [f"  {paint('~', 'yellow')} {name}  {_said(ch.old)} -> {_said(ch.new)} [{_t(ch.what, 60)}]"
+                  for ch in f.changed]
+    head = (f"Oracle changes: {c['added']} added, {c['removed']} removed, {c['changed']} changed on "
+            f"{c['fields']} field(s), in {_t(spec.oracle_file, 200)}")
+    return [paint(head, "bold"), *_more(lines, "  ")]
+
+
+def _spec_changes(spec: SpecCheck, paint: partial[str]) -> list[str]:
+    diff = spec.field_diff
+    if diff is None:
+        return []
+    c = diff.counts()
+    head = (f"Spec changes: {c['added']} added, {c['removed']} removed, {c['changed']} changed, {c['moved']} moved, "
+            f"{c['unchanged']} unchanged response fields")
+    lines = [f"  + {_name(f.operation, f.field)} ({_t(f.type, 40)})" for f in diff.added]
+    lines += [f"  - {_name(f.operation, f.field)} ({_t(f.type, 40)})" for f in diff.removed]
+    lines += [f"  ~ {_name(ch.head.operation, ch.head.field)}: " + "; ".join(_t(n, 160) for n in ch.changes)
+              for ch in diff.changed]
+    lines += [f"  > {_name(m.base.operation, m.base.field)} -> {_name(m.head.operation, m.head.field)}"
+              for m in diff.moved]
+    return [paint(head, "bold"), *_more(lines, "  ")]
+
+
+def _context(spec: SpecCheck, fail_on: FailOn) -> str:
+    parts = [f"oracles {_t(spec.oracle_file, 200)} ({spec.oracles_enabled} enabled)", f"fail-on {fail_on.value}"]
+    if spec.run is not None:
+        r = spec.run
+        parts.append(f"{_t(r.runner, 20)}: {r.requests} request(s), {r.checked} checked, {r.seconds:.1f} s")
+    if spec.inference is not None:
+        i = spec.inference
+        parts.append(f"inference {_t(i.backend, 40)}: {i.reused} reused, {i.moved} moved, {i.inferred} inferred, "
+                     f"{i.pending} pending")
+    return "  " + " · ".join(parts)
+
+
+def render_spec(spec: SpecCheck, fail_on: FailOn, colour: bool) -> str:
+    """One spec: verdict, context, then violations, problems, oracle changes, spec changes and what to do."""
+    paint = partial(_paint, colour)
+    found = verdict(spec, fail_on)
+    symbol, hue = _SYMBOLS[found.outcome]
+    words = verdict_words(spec, fail_on, found, code=partial(_t, limit=200), text=_t)
+    out = [paint(f"{symbol} {words}", hue, "bold"), paint(_context(spec, fail_on), "dim")]
+    if spec.error is None:
+        for section in (_violations(spec, fail_on, paint), _problems(spec.run, paint), _oracle_changes(spec, paint),
+                        _spec_changes(spec, paint)):
+            if section:
+                out += ["", *section]
+        run = spec.run
+        if (run is not None and run.violations) or (spec.oracle_diff is not None and not spec.oracle_diff.is_empty):
+            out += ["", f"To silence an oracle, set enabled: false on its line in {_t(spec.oracle_file, 200)}; to "
+                    "accept a change the API made, edit its value and set source: \"manual\". Then commit the file."]
+    return "\n".join(out) + "\n"
+
+
+def render_terminal(report: CheckReport, colour: bool) -> str:
+    """Every spec, then one line with the totals and the exit code."""
+    parts = [render_spec(s, report.fail_on, colour) for s in report.specs]
+    code = report.exit_code
+    total = (f"{len(report.specs)} spec(s) checked, {report.violations} violation(s), "
+             f"exit code {int(code)} ({code.name.lower()})")
+    hue = "green" if code == 0 else "red" if code == 1 else "yellow"
+    return "\n".join([*parts, _paint(colour, total, hue, "bold")]) + "\n"

@@ -1,0 +1,113 @@
+"""Each escape function against hostile strings, checked with GitHub's own Markdown parser."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from satori_ci.report import escape as esc
+from tests.report.factory import HOSTILE
+from tests.report.gfm import cells, shown, to_html
+
+NOT_RENDERED = ("<a ", "<script", "<details", "<summary", "<img", "<em>", "<strong>", "<del>", "<h1", "<li", "<hr")
+
+
+def _document(value: str) -> str:
+    table = f"| a | b | c |\n|---|---|---|\n| {esc.cell(value)} | {esc.cell_code(value)} | x |"
+    return f"Text: {esc.text(value)}\n\n{table}\n\nCode: {esc.code(value)}\n"
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_every_context_shows_the_value_literally(value: str) -> None:
+    rendered = to_html(_document(value))
+    for tag in NOT_RENDERED:
+        assert tag not in rendered, (tag, rendered)
+    paragraphs = re.findall(r"<p>(.*?)</p>", rendered, re.S)
+    assert shown(paragraphs[0]) == "Text: " + esc.visible(value)
+    assert shown(paragraphs[1]) == "Code: " + esc.visible(value)
+    head, row = cells(rendered)
+    assert len(head) == len(row) == 3
+    assert shown(row[0]) == esc.visible(value)
+    assert shown(row[1]) == esc.visible(value) and row[1].startswith("<code>")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+       | st.text(alphabet="`|\\*_[]()!#<>&@$~-:/ \nawx1", max_size=40))
+def test_any_text_survives_every_context(value: str) -> None:
+    rendered = to_html(_document(value))
+    _, row = cells(rendered)
+    assert len(row) == 3
+    expected = esc.visible(value)
+    assert shown(row[0]).strip() == expected.strip()
+    if value:
+        assert shown(row[1]) == expected
+    for tag in NOT_RENDERED:
+        assert tag not in rendered
+
+
+def test_mentions_issue_references_and_urls_are_broken() -> None:
+    assert esc.text("@octocat") == "@\u200doctocat"
+    assert esc.text("a@b.com") == "a@\u200db.com"
+    assert esc.text("#123") == "\\#\u200d123"
+    assert esc.text("GH-123 and JIRA-7") == "GH-\u200d123 and JIRA-\u200d7"
+    assert esc.text("see https://x.io, www.x.io") == "see https:\u200d//x.io, www\u200d.x.io"
+    assert esc.html("@team #9") == "@\u200dteam #\u200d9"
+    assert "@octocat" in esc.code("@octocat")  # code spans are never linked by GitHub
+
+
+def test_html_and_markdown_are_escaped() -> None:
+    assert esc.text("<script>&amp;") == "&lt;script&gt;&amp;amp;"
+    assert esc.text("*a* _b_ [c](d) ![e] `f` ~g~ ${h} |") == (
+        "\\*a\\* \\_b\\_ \\[c\\]\\(d\\) \\!\\[e\\] \\`f\\` \\~g\\~ \\$\\{h\\} \\|")
+    assert esc.html("</summary><b>") == "&lt;/summary&gt;&lt;b&gt;"
+
+
+def test_code_spans_outlast_the_backticks_inside() -> None:
+    assert esc.code("a`b") == "``a`b``"
+    assert esc.code("`x`") == "`` `x` ``"
+    assert esc.code("") == "` `"
+    assert esc.cell_code("a|b") == "`a\\|b`"
+    assert esc.code("a|b") == "`a|b`"
+
+
+def test_fenced_blocks_outlast_the_fences_inside() -> None:
+    block = esc.fenced("x: 1\n````\ny: 2", "yaml")
+    assert block.startswith("`````yaml\n") and block.endswith("\n`````")
+    assert "<pre" in to_html(block) and "y: 2" in to_html(block)
+
+
+def test_visible_neutralises_newlines_controls_and_bidi() -> None:
+    assert esc.visible("a\nb\r\nc\rd\u2028e\tf") == "a↵b↵c↵d↵e f"
+    assert esc.visible("\x1b[31m\x00\u202e") == "\\x1b[31m\\x00\\u202e"
+    assert esc.terminal("\x1b]0;title\x07") == "\\x1b]0;title\\x07"
+
+
+def test_clip_marks_the_cut() -> None:
+    assert esc.clip("abcdef", 4) == "abc…"
+    assert esc.clip("abc", 4) == "abc"
+    assert len(esc.text("x" * 1000, 50)) == 50
+
+
+@pytest.mark.parametrize("path", ["api/openapi.yaml", "a-->b.yaml", "we ird/<!--x-->.json", "é/ü.yaml", "a--!>b"])
+def test_marker_path_cannot_close_a_comment_and_decodes_back(path: str) -> None:
+    encoded = esc.marker_path(path)
+    assert "-->" not in encoded and ">" not in encoded and "<" not in encoded and "!" not in encoded
+    assert re.fullmatch(r"[A-Za-z0-9/._~%-]*", encoded)
+    assert unquote(encoded) == path
+
+
+def test_link_url_only_takes_http_urls() -> None:
+    assert esc.link_url("https://github.com/o/r/actions/runs/1") == "https://github.com/o/r/actions/runs/1"
+    assert esc.link_url("javascript:alert(1)") is None
+    assert esc.link_url("https://x.io/a b") is None
+    assert esc.link_url("https://x.io/(a)") == "https://x.io/%28a%29"
+
+
+def test_workflow_command_escaping() -> None:
+    assert esc.command_data("100%\r\nnext::x") == "100%25%0D%0Anext::x"
+    assert esc.command_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
