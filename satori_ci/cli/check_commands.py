@@ -1,0 +1,171 @@
+"""`satori-ci check` (the pull-request flow before you push) and `satori-ci demo`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from satori_ci.cli.errors import UsageError
+from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
+from satori_ci.cli.progress import ProgressBar
+from satori_ci.config import ProjectConfig, load_config
+from satori_ci.exit_codes import ExitCode
+from satori_ci.infer.factory import BACKENDS
+from satori_ci.infer.llm import LLMConfig
+from satori_ci.oracles.file import dump_oracle_file
+from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec
+from satori_ci.report.json_report import report_json
+from satori_ci.report.model import CheckReport, FailOn
+from satori_ci.report.terminal import render_terminal
+
+
+def _spec_path(ref: str) -> str:
+    """The spec's repository path from a file or `REV:path` argument (for config and oracle file names)."""
+    if os.path.exists(ref) or ":" not in ref:
+        return Path(ref).as_posix()
+    return ref.partition(":")[2].removeprefix("./")
+
+
+def _staging(args: argparse.Namespace, config: ProjectConfig, spec: str, environ: dict[str, str]
+             ) -> tuple[str | None, tuple[tuple[str, str], ...], list[str]]:
+    settings = config.for_spec(spec)
+    url = args.staging_url or settings.staging_url or (
+        environ.get(settings.staging_url_env) if settings.staging_url_env else None)
+    headers: list[tuple[str, str]] = []
+    notes: list[str] = []
+    for header, variable in settings.headers:
+        value = environ.get(variable)
+        if value is None:
+            notes.append(f"{variable} is not set: the {header} header is not sent")
+        else:
+            headers.append((header, value))
+    return url, tuple(headers), notes
+
+
+def options_from(args: argparse.Namespace, config: ProjectConfig, environ: dict[str, str]) -> CheckOptions:
+    backend = args.backend or config.backend or "rules"
+    llm = None
+    if backend == "llm":
+        llm = LLMConfig(model=args.model or config.model or DEFAULT_MODEL, base_url=args.base_url,
+                        api_key=environ.get(args.api_key_env) or None)
+    return CheckOptions(backend=backend, llm=llm, runner=args.runner, timeout_s=args.timeout,
+                        environ=environ, follow_remote_refs=args.follow_remote_refs)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    environ = dict(os.environ)
+    config = load_config(args.config)
+    spec_path = _spec_path(args.head)
+    settings = config.for_spec(spec_path)
+    oracle_file = Path(args.oracles) if args.oracles else default_oracle_path(
+        spec_path, config.oracles_dir or ".satori")
+    url, headers, notes = _staging(args, config, spec_path, environ)
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise UsageError(f"the staging URL must start with http:// or https://, not {url!r}")
+    options = options_from(args, config, environ)
+    bar = ProgressBar("inferring", enabled=not args.quiet)
+    options = replace(options, progress=bar.update)
+    target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
+                        staging_url=url, headers=headers)
+    try:
+        outcome = check_spec(target, options)
+    finally:
+        bar.close()
+    if outcome.updated is not None and not args.no_write:
+        write_atomically(oracle_file, dump_oracle_file(outcome.updated))
+    fail_on = FailOn(args.fail_on) if args.fail_on else (config.fail_on or FailOn.VIOLATIONS)
+    report = CheckReport((outcome.check,), fail_on)
+    emit(report, args.json, notes)
+    return report.exit_code
+
+
+def emit(report: CheckReport, as_json: bool, notes: list[str]) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(report_json(report), ensure_ascii=False, indent=2) + "\n")
+        return
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    sys.stdout.write(render_terminal(report, colour))
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from satori_ci.demo import DemoBookshop, example_specs
+    from satori_ci.demo_staging import StagingServer
+
+    v1, v2 = example_specs()
+    if not v1.exists():
+        raise UsageError(f"the demo needs the example specs of a source checkout ({v1.parent})")
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="satori-demo-") as tmp, StagingServer() as server:
+        DemoBookshop(server)
+        os.chdir(tmp)
+        try:
+            report = _demo_report(v1, v2, server.base_url, args.runner)
+        finally:
+            os.chdir(here)
+    emit(report, args.json, [])
+    if not args.json:
+        print(f"\n(in CI this check would exit with code {int(report.exit_code)}. Try it on your API:\n"
+              "  satori-ci check --base origin/main:api/openapi.yaml --head api/openapi.yaml "
+              "--staging-url https://staging.example.com)", file=sys.stderr)
+    return ExitCode.OK
+
+
+def _demo_report(v1: Path, v2: Path, staging_url: str, runner: str) -> CheckReport:
+    """The bookshop pull request: main has v1 and its oracle file, the change brings v2."""
+    (Path("api")).mkdir()
+    shutil.copy(v1, "api/openapi.v1.yaml")
+    shutil.copy(v2, "api/openapi.yaml")
+    oracle_file = default_oracle_path("api/openapi.yaml")
+    settings = load_config(None).for_spec("api/openapi.yaml")
+    options = CheckOptions(runner=runner)
+    main = SpecTarget(head="api/openapi.v1.yaml", base=None, oracle_file=oracle_file, settings=settings)
+    committed = check_spec(main, options).updated
+    if committed is None:  # pragma: no cover - the bundled example always reads
+        raise UsageError("the example spec did not read")
+    write_atomically(oracle_file, dump_oracle_file(committed))
+    print(f"satori-ci demo: the bookshop API, v1 -> v2, checked against a local staging API at {staging_url}\n"
+          "that gets some of the fields v2 adds wrong.\n", file=sys.stderr)
+    head = SpecTarget(head="api/openapi.yaml", base="api/openapi.v1.yaml", oracle_file=oracle_file,
+                      settings=settings, staging_url=staging_url)
+    return CheckReport((check_spec(head, options).check,), FailOn.VIOLATIONS)
+
+
+def register(sub: Any) -> None:
+    check = sub.add_parser("check", help="the pull-request check, on your machine",
+                           description="Field diff, incremental inference against the committed oracle file, "
+                           "collection, run against staging, and the report the PR comment would carry.")
+    check.add_argument("--base", metavar="REV_OR_FILE",
+                       help="the spec before the change (origin/main:api/openapi.yaml)")
+    check.add_argument("--head", metavar="REV_OR_FILE", required=True, help="the spec after the change")
+    check.add_argument("--staging-url", help="where to run the oracles (default: the config file's)")
+    check.add_argument("--backend", choices=BACKENDS, help="rules (default), llm, declared")
+    check.add_argument("--model", help=f"LLM model (default {DEFAULT_MODEL})")
+    check.add_argument("--base-url", help="OpenAI-compatible endpoint for --backend llm")
+    check.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME")
+    check.add_argument("--oracles", metavar="FILE", help="the oracle file (default .satori/<spec path>.oracles.yaml)")
+    check.add_argument("--runner", choices=("auto", "newman", "native"), default="auto",
+                       help="auto (Newman when installed, else native), newman, native")
+    check.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: violations")
+    check.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
+    check.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    check.add_argument("--json", action="store_true", help="machine-readable report")
+    check.add_argument("--no-write", action="store_true", help="do not update the oracle file")
+    check.add_argument("--quiet", action="store_true", help="no progress bar")
+    check.add_argument("--follow-remote-refs", action="store_true")
+    check.set_defaults(handler=run_check)
+
+    demo = sub.add_parser("demo", help="run check on the bundled example against a local staging API",
+                          description="Starts the example staging API on a free local port, checks the example "
+                          "change v1 -> v2, prints the report and stops. No key, no network, no Node needed.")
+    demo.add_argument("--runner", choices=("auto", "newman", "native"), default="auto")
+    demo.add_argument("--json", action="store_true")
+    demo.set_defaults(handler=run_demo)

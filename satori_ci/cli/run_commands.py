@@ -1,0 +1,171 @@
+"""`satori-ci collection`, `satori-ci run` and `satori-ci verify`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from satori_ci.cli.errors import UsageError
+from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
+from satori_ci.exit_codes import ExitCode
+from satori_ci.oracles.file import load_oracle_file
+from satori_ci.oracles.model import Oracle
+from satori_ci.postman.collection import build_collection
+from satori_ci.report.run_text import run_json, run_text
+from satori_ci.run.errors import RunError, RunErrorKind
+from satori_ci.run.model import RunResult
+from satori_ci.run.outcome import RunConfig
+from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
+
+
+def _read_text(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the {what} ({exc.strerror if isinstance(exc, OSError) else exc})"
+                         ) from None
+
+
+def read_oracles(path: str) -> list[Oracle]:
+    """The enabled oracles of the oracle file at `path` (OracleFileError when it is not one)."""
+    return load_oracle_file(_read_text(path, "oracle file"), path).enabled_oracles()
+
+
+def _write(path: str, text: str) -> None:
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+def _notes(notes: tuple[str, ...]) -> None:
+    for note in notes:
+        print(f"satori-ci: note: {note}", file=sys.stderr)
+
+
+def run_collection(args: argparse.Namespace) -> int:
+    spec = load(args.spec, args)
+    oracles = read_oracles(args.oracles)
+    collection = build_collection(spec, oracles, args.base_url, tuple(args.null_like))
+    text = collection.to_json()
+    if args.out:
+        _write(args.out, text)
+        requests = sum(1 for _ in collection.items())
+        print(f"wrote {args.out}: {len(collection.folders)} operations, {requests} requests, "
+              f"{len(oracles)} enabled oracles", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    _notes(collection.notes)
+    return ExitCode.OK
+
+
+def _config(args: argparse.Namespace) -> RunConfig:
+    if args.timeout <= 0 or args.retries < 0 or args.iterations < 1:
+        raise UsageError("--timeout must be positive, --retries at least 0, --iterations at least 1")
+    return RunConfig(base_url=args.base_url, timeout_s=args.timeout, retries=args.retries,
+                     backoff_s=args.backoff, iterations=args.iterations, environ=dict(os.environ),
+                     insecure=args.insecure)
+
+
+def _finish(result: RunResult, args: argparse.Namespace, extra: dict[str, Any]) -> None:
+    sys.stdout.write(run_text(result))
+    if args.report:
+        _write(args.report, run_json(result, extra))
+
+
+def run_run(args: argparse.Namespace) -> int:
+    spec = load(args.spec, args)
+    oracles = read_oracles(args.oracles)
+    if not args.base_url.startswith(("http://", "https://")):
+        raise UsageError(f"--base-url must start with http:// or https://, not {args.base_url!r}")
+    collection = build_collection(spec, oracles, args.base_url, tuple(args.null_like))
+    config = _config(args)
+    if args.runner == "newman":
+        from satori_ci.run.newman import run_newman
+
+        result = run_newman(collection, config)
+    else:
+        from satori_ci.run.native import run_native
+
+        result = run_native(collection, config)
+    _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "base_url": args.base_url})
+    return result.exit_code
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    spec = load(args.spec, args)
+    oracles = read_oracles(args.oracles)
+    choice = None
+    if args.operation:
+        method, path, status = parse_operation(args.operation)
+        if not any(o.method == method and o.path == path for o in spec.operations):
+            raise UsageError(f"{spec.source}: no operation {method} {path}")
+        choice = OperationChoice(method, path, status)
+    recorded = read_responses(_read_text(args.responses, "recorded responses"), args.responses, choice)
+    result = verify_responses(spec, oracles, recorded, tuple(args.null_like))
+    _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "responses": args.responses})
+    if result.violations:
+        return ExitCode.VIOLATIONS
+    if recorded and not result.checked:
+        raise RunError(RunErrorKind.INPUT, f"{args.responses}: no recorded response matched an operation "
+                       "and status of the spec")
+    return ExitCode.OK
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC", help="a file, or REV:path in git")
+    parser.add_argument("--oracles", required=True, metavar="FILE", help="the reviewed oracle file")
+    parser.add_argument("--null-like", action="append", default=[], metavar="VALUE",
+                        help="a string that stands for 'no value' in this API and is skipped on every field "
+                             "(repeatable; e.g. --null-like N/A --null-like '')")
+    add_spec_options(parser)
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--report", metavar="FILE", help="also write the results as JSON")
+
+
+def register(sub: Any) -> None:
+    collection = sub.add_parser(
+        "collection", help="write a Postman collection that asserts the oracles",
+        description="A Postman collection (v2.1): one folder per operation, sample requests from the spec, "
+                    "one named test per enabled oracle. Credentials come from SATORI_AUTH_* environment "
+                    "variables at run time and are never written into the file.")
+    _common(collection)
+    collection.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    collection.add_argument("--base-url", metavar="URL", help="the baseUrl variable (default: the spec's server)")
+    collection.set_defaults(handler=run_collection)
+
+    run = sub.add_parser(
+        "run", help="send the sample requests to a server and check the oracles",
+        description="Exit 0 clean, 1 oracle violations, 3 staging unreachable (connection, timeout, TLS, 5XX "
+                    "after retries) or no response could be checked.")
+    _common(run)
+    run.add_argument("--base-url", required=True, metavar="URL", help="the server under test")
+    run.add_argument("--runner", choices=("newman", "native"), default="newman",
+                     help="newman (the Postman collection, needs `npm ci`) or native (Python requests)")
+    run.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default 30)")
+    run.add_argument("--retries", type=int, default=2, metavar="N",
+                     help="extra attempts on infrastructure problems (default 2)")
+    run.add_argument("--backoff", type=float, default=1.0, metavar="SECONDS",
+                     help="wait before retry n: n times this (default 1)")
+    run.add_argument("--iterations", type=int, default=1, metavar="N", help="run every request N times")
+    run.add_argument("--insecure", action="store_true", help="accept any TLS certificate")
+    _run_options(run)
+    run.set_defaults(handler=run_run)
+
+    verify = sub.add_parser(
+        "verify", help="check recorded responses offline",
+        description="Check recorded responses: JSON Lines with method, path, status and body (or just body "
+                    "with --operation).")
+    _common(verify)
+    verify.add_argument("--responses", required=True, metavar="FILE.jsonl", help="the recorded responses")
+    verify.add_argument("--operation", metavar='"METHOD /path [STATUS]"',
+                        help="the operation of lines that carry only a body")
+    _run_options(verify)
+    verify.set_defaults(handler=run_verify)

@@ -1,0 +1,216 @@
+"""The project config file (`.satori.yml`): read once into typed values; errors name the key and line.
+
+    # .satori.yml
+    specs:
+      - path: api/openapi.yaml
+        staging:
+          url: https://staging.example.com      # or url_env: STAGING_URL
+          headers:                              # header -> NAME of the environment variable
+            Authorization: STAGING_TOKEN
+        null_like: ["N/A", ""]
+        skip_kinds: [string_fixed_length]
+        ignore:
+          operations: ["GET /internal/*"]
+          fields: ["*.etag"]
+    backend: rules
+    model: gpt-4o
+    fail_on: violations
+    oracles_dir: .satori
+
+Command-line flags override the file; the file overrides the defaults.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.report.model import FailOn
+from satori_ci.spec.errors import SpecError
+from satori_ci.spec.yaml_loader import KeyLines, load_yaml
+
+DEFAULT_CONFIG = ".satori.yml"
+BACKENDS = ("rules", "llm", "declared")
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used; one line naming the file, line and key."""
+
+
+@dataclass(frozen=True)
+class Ignore:
+    operations: tuple[str, ...] = ()
+    """Globs over `METHOD /path` (e.g. `GET /internal/*`)."""
+    fields: tuple[str, ...] = ()
+    """Globs over field paths (e.g. `*.etag`, `data.results[].thumbnail.*`)."""
+
+    def operation(self, method: str, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(f"{method} {path}", pattern) for pattern in self.operations)
+
+    def field(self, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(path, pattern) for pattern in self.fields)
+
+
+@dataclass(frozen=True)
+class SpecConfig:
+    path: str
+    staging_url: str | None = None
+    staging_url_env: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    """(header name, environment variable name): values are read at run time, never stored."""
+    null_like: tuple[str, ...] = ()
+    skip_kinds: frozenset[OracleKind] = frozenset()
+    ignore: Ignore = field(default_factory=Ignore)
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    specs: tuple[SpecConfig, ...] = ()
+    backend: str | None = None
+    model: str | None = None
+    fail_on: FailOn | None = None
+    oracles_dir: str | None = None
+    source: str | None = None
+    """The file it was read from, None for the defaults."""
+
+    def for_spec(self, path: str) -> SpecConfig:
+        """The settings of the spec at `path` (repository-relative); defaults when the file does not name it."""
+        wanted = Path(path).as_posix().lstrip("./")
+        for spec in self.specs:
+            if Path(spec.path).as_posix().lstrip("./") == wanted:
+                return spec
+        return SpecConfig(path=wanted)
+
+
+_TOP = {"specs", "backend", "model", "fail_on", "oracles_dir"}
+_SPEC = {"path", "staging", "null_like", "skip_kinds", "ignore"}
+_STAGING = {"url", "url_env", "headers"}
+_IGNORE = {"operations", "fields"}
+
+
+class _Reader:
+    def __init__(self, name: str, lines: KeyLines) -> None:
+        self.name = name
+        self.lines = lines
+
+    def error(self, container: Any, key: str, message: str) -> ConfigError:
+        line = self.lines.get(id(container), {}).get(key) if isinstance(container, dict) else None
+        return ConfigError(f"{self.name}:{line}: {message}" if line else f"{self.name}: {message}")
+
+    def mapping(self, container: dict[str, Any], key: str, allowed: set[str], where: str) -> dict[str, Any]:
+        value = container.get(key)
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.error(container, key, f"'{where}' must be a mapping")
+        for unknown in value:
+            if unknown not in allowed:
+                raise self.error(value, unknown, f"unknown key '{where}.{unknown}' (expected one of "
+                                 f"{', '.join(sorted(allowed))})")
+        return value
+
+    def text(self, container: dict[str, Any], key: str, where: str) -> str | None:
+        value = container.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise self.error(container, key, f"'{where}' must be a non-empty string")
+        return value
+
+    def texts(self, container: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+        value = container.get(key)
+        if value is None:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.error(container, key, f"'{where}' must be a list of strings")
+        return tuple(value)
+
+    def choice(self, container: dict[str, Any], key: str, choices: tuple[str, ...]) -> str | None:
+        value = self.text(container, key, key)
+        if value is not None and value not in choices:
+            raise self.error(container, key, f"'{key}' must be one of {', '.join(choices)}, not {value!r}")
+        return value
+
+    def spec(self, raw: Any, parent: dict[str, Any]) -> SpecConfig:
+        if not isinstance(raw, dict):
+            raise self.error(parent, "specs", "each entry of 'specs' must be a mapping with a 'path'")
+        for unknown in raw:
+            if unknown not in _SPEC:
+                raise self.error(raw, unknown, f"unknown key 'specs[].{unknown}' (expected one of "
+                                 f"{', '.join(sorted(_SPEC))})")
+        path = self.text(raw, "path", "specs[].path")
+        if path is None:
+            raise self.error(parent, "specs", "each entry of 'specs' needs a 'path'")
+        staging = self.mapping(raw, "staging", _STAGING, "specs[].staging")
+        headers_raw = staging.get("headers") or {}
+        if not isinstance(headers_raw, dict):
+            raise self.error(staging, "headers", "'staging.headers' must map header names to variable names")
+        headers = []
+        for header, env_name in headers_raw.items():
+            if not isinstance(env_name, str) or not env_name.replace("_", "").isalnum():
+                raise self.error(headers_raw, header, f"staging header {header!r} must name an environment "
+                                 "variable (its value is read at run time, never written here)")
+            headers.append((header, env_name))
+        kinds = []
+        for kind in self.texts(raw, "skip_kinds", "specs[].skip_kinds"):
+            try:
+                kinds.append(OracleKind(kind))
+            except ValueError:
+                raise self.error(raw, "skip_kinds", f"unknown oracle kind {kind!r} in 'skip_kinds'") from None
+        ignore = self.mapping(raw, "ignore", _IGNORE, "specs[].ignore")
+        return SpecConfig(
+            path=path,
+            staging_url=self.text(staging, "url", "staging.url"),
+            staging_url_env=self.text(staging, "url_env", "staging.url_env"),
+            headers=tuple(headers),
+            null_like=self.texts(raw, "null_like", "specs[].null_like"),
+            skip_kinds=frozenset(kinds),
+            ignore=Ignore(self.texts(ignore, "operations", "ignore.operations"),
+                          self.texts(ignore, "fields", "ignore.fields")),
+        )
+
+
+def parse_config(text: str, name: str) -> ProjectConfig:
+    try:
+        raw, lines = load_yaml(text.encode("utf-8"), name)
+    except SpecError as exc:
+        raise ConfigError(str(exc)) from None
+    if raw is None:
+        return ProjectConfig(source=name)
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{name}: the config file must be a mapping")
+    reader = _Reader(name, lines)
+    for unknown in raw:
+        if unknown not in _TOP:
+            raise reader.error(raw, unknown, f"unknown key {unknown!r} (expected one of {', '.join(sorted(_TOP))})")
+    specs_raw = raw.get("specs", [])
+    if specs_raw is None:
+        specs_raw = []
+    if not isinstance(specs_raw, list):
+        raise reader.error(raw, "specs", "'specs' must be a list")
+    fail_on = reader.choice(raw, "fail_on", tuple(f.value for f in FailOn))
+    return ProjectConfig(
+        specs=tuple(reader.spec(s, raw) for s in specs_raw),
+        backend=reader.choice(raw, "backend", BACKENDS),
+        model=reader.text(raw, "model", "model"),
+        fail_on=FailOn(fail_on) if fail_on else None,
+        oracles_dir=reader.text(raw, "oracles_dir", "oracles_dir"),
+        source=name,
+    )
+
+
+def load_config(path: str | None) -> ProjectConfig:
+    """The config at `path`, or `.satori.yml` when it exists, else the defaults."""
+    candidate = Path(path or DEFAULT_CONFIG)
+    if not candidate.exists():
+        if path:
+            raise ConfigError(f"{path}: no such config file")
+        return ProjectConfig()
+    try:
+        text = candidate.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{candidate}: cannot read ({exc})") from None
+    return parse_config(text, str(candidate))

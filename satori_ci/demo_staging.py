@@ -1,0 +1,329 @@
+"""A staging server on 127.0.0.1 with controllable responses: the bookshop example API, or any spec's paths.
+
+Used by the tests (the real Newman binary runs against it), the benchmarks (replayed responses) and,
+later, `satori-ci demo`. Each route (method and path template) answers from its queue of canned
+responses first, then from its default; the bookshop routes default to correct responses and
+`plant(fault)` makes them answer with one planted fault of a given oracle kind.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+
+@dataclass(frozen=True)
+class Canned:
+    """One response: a JSON body (or raw bytes), a status, headers, and an optional delay before answering."""
+
+    body: Any = None
+    status: int = 200
+    raw: bytes | None = None
+    content_type: str = "application/json"
+    delay_s: float = 0.0
+
+    def payload(self) -> bytes:
+        if self.raw is not None:
+            return self.raw
+        return json.dumps(self.body, ensure_ascii=False).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Received:
+    """A request as the server saw it."""
+
+    method: str
+    target: str
+    """The raw request target: path and query, as sent (still percent-encoded)."""
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.target).path
+
+    @property
+    def query(self) -> list[tuple[str, str]]:
+        return parse_qsl(urlsplit(self.target).query, keep_blank_values=True)
+
+
+Responder = Callable[[Received, dict[str, str]], Canned]
+"""Computes a response from the request and the path parameters (decoded)."""
+Matcher = Callable[[Received], bool]
+
+
+@dataclass
+class _Route:
+    method: str
+    template: str
+    pattern: re.Pattern[str]
+    default: Responder | None
+    when: Matcher | None = None
+    name: str | None = None
+    queue: deque[Canned] = field(default_factory=deque)
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{[^{}/]+\})", template)
+    regex = "".join(f"(?P<p{i}>[^/]+)" if p.startswith("{") and p.endswith("}") else re.escape(p)
+                    for i, p in enumerate(parts))
+    return re.compile(f"^{regex}$")
+
+
+def _names(template: str) -> dict[str, str]:
+    parts = re.split(r"(\{[^{}/]+\})", template)
+    return {f"p{i}": p[1:-1] for i, p in enumerate(parts) if p.startswith("{") and p.endswith("}")}
+
+
+class StagingServer:
+    """A ThreadingHTTPServer on 127.0.0.1 (port 0: the OS picks one) answering from routes."""
+
+    def __init__(self) -> None:
+        self._routes: list[_Route] = []
+        self._lock = threading.Lock()
+        self.received: list[Received] = []
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- routes ----------------------------------------------------------------------------------
+
+    def route(self, method: str, template: str, default: Responder | None = None, when: Matcher | None = None,
+              name: str | None = None) -> None:
+        """Answer `method template` (e.g. `GET /books/{isbn}`); without a default, an empty queue gives 404.
+
+        `when` narrows the route to some requests (two APIs served side by side on `GET /`); such a route
+        is named, and `enqueue` finds it by that name.
+        """
+        with self._lock:
+            self._routes.append(_Route(method.upper(), template, _pattern(template), default, when, name))
+            # narrowed routes first, then literal templates, so that /books/new wins over /books/{isbn}
+            self._routes.sort(key=lambda r: (r.when is None, r.template.count("{"), -len(r.template)))
+
+    def _find(self, method: str, template: str, name: str | None) -> _Route:
+        for r in self._routes:
+            if r.method == method.upper() and r.template == template and r.name == name:
+                return r
+        raise KeyError(f"no route {method} {template}" + (f" named {name!r}" if name else ""))
+
+    def enqueue(self, method: str, template: str, responses: Iterable[Canned], name: str | None = None) -> None:
+        """Answer the next requests of a route with these responses, in order, then with its default."""
+        with self._lock:
+            self._find(method, template, name).queue.extend(responses)
+
+    def set_default(self, method: str, template: str, default: Responder | None, name: str | None = None) -> None:
+        with self._lock:
+            self._find(method, template, name).default = default
+
+    def clear(self) -> None:
+        """Empty every queue and forget the requests received."""
+        with self._lock:
+            for r in self._routes:
+                r.queue.clear()
+            self.received.clear()
+
+    def pending(self) -> int:
+        with self._lock:
+            return sum(len(r.queue) for r in self._routes)
+
+    def answer(self, received: Received) -> Canned:
+        path = urlsplit(received.target).path
+        with self._lock:
+            self.received.append(received)
+            for r in self._routes:
+                if r.method != received.method:
+                    continue
+                match = r.pattern.match(path)
+                if match is None or (r.when is not None and not r.when(received)):
+                    continue
+                if r.queue:
+                    return r.queue.popleft()
+                if r.default is None:
+                    return Canned({"error": f"nothing queued for {r.method} {r.template}"}, status=404)
+                default = r.default
+                params = {name: unquote(match.group(group)) for group, name in _names(r.template).items()}
+                break
+            else:
+                return Canned({"error": f"no route for {received.method} {path}"}, status=404)
+        return default(received, params)
+
+    # -- serving ---------------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the staging server is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> StagingServer:
+        handler = _handler_for(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="satori-staging", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> StagingServer:
+        return self.start() if self._server is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _handler_for(server: StagingServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out in separate writes: no 40 ms delayed-ACK stall
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            received = Received(self.command, self.path, {k: v for k, v in self.headers.items()}, body)
+            canned = server.answer(received)
+            if canned.delay_s:
+                time.sleep(canned.delay_s)
+            payload = canned.payload()
+            try:
+                self.send_response(canned.status)
+                self.send_header("Content-Type", canned.content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return Handler
+
+
+# -- the bookshop example (examples/bookshop/openapi.v2.yaml) ---------------------------------------
+
+BOOKS: tuple[dict[str, Any], ...] = (
+    {"isbn": "9780441172719", "title": "Dune", "format": "paperback", "rating": 4.5,
+     "cover_url": "https://covers.example.com/9780441172719.jpg", "published": "1965-08-01", "language": "en",
+     "store": {"latitude": 40.7128, "longitude": -74.006, "updated_at": "2024-05-01T09:30:00Z"}},
+    {"isbn": "9780553283686", "title": "Hyperion", "format": "hardcover", "rating": 4.2,
+     "cover_url": "https://covers.example.com/9780553283686.jpg", "published": "1989-05-26", "language": "en",
+     "store": {"latitude": 51.5072, "longitude": -0.1276, "updated_at": "2024-05-02T18:05:00Z"}},
+    {"isbn": "9782070360024", "title": "L'Étranger", "format": "ebook", "rating": 4.0,
+     "cover_url": "https://covers.example.com/9782070360024.jpg", "published": "1942-05-19", "language": "fr",
+     "store": {"latitude": 48.8566, "longitude": 2.3522, "updated_at": "2024-04-30T07:00:00+02:00"}},
+)
+
+
+def _book_fault(field_name: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def apply(body: dict[str, Any]) -> None:
+        books = body.get("books", [body])
+        target = books[-1]
+        if "." in field_name:
+            outer, inner = field_name.split(".", 1)
+            target[outer][inner] = value
+        else:
+            target[field_name] = value
+    return apply
+
+
+def _too_many(body: dict[str, Any]) -> None:
+    if "books" in body:
+        body["books"] = [copy.deepcopy(BOOKS[i % len(BOOKS)]) for i in range(51)]
+        body["total"] = 51
+
+
+def _negative_total(body: dict[str, Any]) -> None:
+    if "total" in body:
+        body["total"] = -1
+
+
+BOOKSHOP_FAULTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
+    # fault name: (the oracle kind that catches it, how it changes a correct body)
+    "cover_url_not_url": ("string_is_url", _book_fault("cover_url", "covers/9780441172719.jpg")),
+    "isbn_not_numeric": ("string_is_numeric", _book_fault("isbn", "978044117271X")),
+    "format_unknown": ("string_specific_values", _book_fault("format", "paperback-ish")),
+    "published_not_date": ("string_is_date", _book_fault("published", "sometime in 1965")),
+    "updated_at_not_time": ("string_is_time", _book_fault("store.updated_at", "yesterday")),
+    "isbn_wrong_length": ("string_fixed_length", _book_fault("isbn", "97804411727")),
+    "rating_too_low": ("number_min_value", _book_fault("rating", 0.5)),
+    "rating_too_high": ("number_max_value", _book_fault("rating", 7)),
+    "latitude_out_of_range": ("number_max_value", _book_fault("store.latitude", 123.4)),
+    "total_negative": ("number_min_value", _negative_total),
+    "too_many_books": ("array_max_size", _too_many),
+}
+
+
+def list_body(limit: int = 10, fault: str | None = None) -> dict[str, Any]:
+    """A correct `GET /books` body (or one with the planted fault)."""
+    books = [copy.deepcopy(b) for b in BOOKS][: max(0, limit)]
+    return plant_fault({"total": len(BOOKS), "books": books}, fault)
+
+
+def book_body(index: int = 0, fault: str | None = None) -> dict[str, Any]:
+    """A correct `GET /books/{isbn}` body (or one with the planted fault)."""
+    return plant_fault(copy.deepcopy(BOOKS[index % len(BOOKS)]), fault)
+
+
+def _known(fault: str | None) -> None:
+    if fault is not None and fault not in BOOKSHOP_FAULTS:
+        raise KeyError(f"unknown fault {fault!r}; known: {', '.join(sorted(BOOKSHOP_FAULTS))}")
+
+
+def plant_fault(body: dict[str, Any], fault: str | None) -> dict[str, Any]:
+    """The body with the fault planted in it (changed in place); None leaves it correct."""
+    _known(fault)
+    if fault is not None:
+        BOOKSHOP_FAULTS[fault][1](body)
+    return body
+
+
+class Bookshop:
+    """The bookshop API on a StagingServer: correct answers unless a fault is planted."""
+
+    LIST = ("GET", "/books")
+    ONE = ("GET", "/books/{isbn}")
+
+    def __init__(self, server: StagingServer | None = None) -> None:
+        self.server = server or StagingServer()
+        self.fault: str | None = None
+        self.server.route(*self.LIST, self._list)
+        self.server.route(*self.ONE, self._one)
+
+    def plant(self, fault: str | None) -> None:
+        """Answer with this fault from now on (None: correct answers again)."""
+        _known(fault)
+        self.fault = fault
+
+    def _list(self, received: Received, params: dict[str, str]) -> Canned:
+        query = dict(received.query)
+        try:
+            limit = int(query.get("limit", "10"))
+        except ValueError:
+            return Canned({"error": "limit must be an integer"}, status=400)
+        return Canned(list_body(limit, self.fault))
+
+    def _one(self, received: Received, params: dict[str, str]) -> Canned:
+        for index, book in enumerate(BOOKS):
+            if book["isbn"] == params.get("isbn"):
+                return Canned(book_body(index, self.fault))
+        return Canned({"error": "no such book"}, status=404)

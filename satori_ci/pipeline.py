@@ -1,0 +1,162 @@
+"""The pull-request check, shared by `satori-ci check`/`demo` and the GitHub Action's entrypoint.
+
+Per spec: load head (and base) -> field diff -> incremental inference against the committed oracle
+file -> oracle diff -> collection -> run against staging (skipped with a reason without a URL) ->
+a `SpecCheck`. One spec that cannot be read does not stop the others. Reads specs and the oracle
+file; writes nothing (callers write the updated oracle files and print the report).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from satori_ci.config import SpecConfig
+from satori_ci.exit_codes import ExitCode
+from satori_ci.infer.factory import make_backend
+from satori_ci.infer.incremental import update_oracle_file
+from satori_ci.infer.interface import Inferred
+from satori_ci.infer.llm import LLMConfig, ProgressCallback
+from satori_ci.infer.rules import context_digests
+from satori_ci.oracles.diff import OracleDiff, diff_oracle_files
+from satori_ci.oracles.errors import OracleFileError
+from satori_ci.oracles.file import OracleFile, load_oracle_file
+from satori_ci.oracles.model import Oracle
+from satori_ci.postman.collection import build_collection
+from satori_ci.report.model import FieldLocation, InferenceSummary, SpecCheck, identity
+from satori_ci.run.errors import RunError
+from satori_ci.run.model import RunResult
+from satori_ci.run.outcome import RunConfig
+from satori_ci.spec import Spec, SpecError, diff_fields, load_spec
+from satori_ci.spec.diff import FieldDiff
+
+
+@dataclass(frozen=True)
+class SpecTarget:
+    """One spec to check: where its two versions are and how to run it."""
+
+    head: str
+    """A file or `REV:path`."""
+    base: str | None
+    oracle_file: Path
+    settings: SpecConfig
+    staging_url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    """(header, value) sent with every request to staging (values resolved by the caller)."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    backend: str = "rules"
+    llm: LLMConfig | None = None
+    runner: str = "auto"
+    """`newman`, `native`, or `auto` (Newman when installed, else native with a note)."""
+    timeout_s: float = 30.0
+    retries: int = 2
+    follow_remote_refs: bool = False
+    environ: Mapping[str, str] = field(default_factory=dict)
+    progress: ProgressCallback | None = None
+    on_inferred: Callable[[Inferred], None] | None = None
+
+
+@dataclass(frozen=True)
+class SpecOutcome:
+    check: SpecCheck
+    updated: OracleFile | None
+    """The oracle file to write back (None when the spec could not be read)."""
+
+
+def read_previous(path: Path) -> OracleFile | None:
+    if not path.exists():
+        return None
+    try:
+        return load_oracle_file(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OracleFileError(f"{path}: cannot read ({exc})") from None
+
+
+def _kept(oracle: Oracle, settings: SpecConfig) -> bool:
+    """Whether the config leaves this oracle to be checked (kinds to skip, ignored fields/operations)."""
+    return (oracle.kind not in settings.skip_kinds and not settings.ignore.field(oracle.field)
+            and not settings.ignore.operation(oracle.operation.method, oracle.operation.path))
+
+
+def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: CheckOptions
+         ) -> tuple[RunResult | None, str | None]:
+    if not target.staging_url:
+        return None, "no staging URL"
+    collection = build_collection(spec, oracles, target.staging_url, target.settings.null_like)
+    config = RunConfig(base_url=target.staging_url, timeout_s=options.timeout_s, retries=options.retries,
+                       environ=dict(options.environ), headers=target.headers)
+    from satori_ci.run.native import run_native
+    from satori_ci.run.newman import find_newman, run_newman
+
+    if options.runner == "native":
+        return run_native(collection, config), None
+    try:
+        find_newman()
+    except RunError as exc:
+        if options.runner == "newman":
+            raise
+        result = run_native(collection, config)
+        return replace(result, notes=(*result.notes, f"Newman not found, the native runner was used: {exc}")), None
+    return run_newman(collection, config), None
+
+
+def _locations(spec: Spec, field_diff: FieldDiff | None, oracle_diff: OracleDiff | None,
+               run: RunResult | None) -> dict[tuple[str, str, str, str], FieldLocation]:
+    wanted: set[tuple[str, str, str, str]] = set()
+    if oracle_diff is not None:
+        for changed in oracle_diff.fields:
+            op = changed.operation
+            wanted.add((op.method, op.path, op.status, changed.field))
+    if run is not None:
+        for v in run.violations:
+            wanted.add((v.operation.method, v.operation.path, v.operation.status, v.field))
+    if field_diff is not None:
+        for f in (*field_diff.added, *(c.head for c in field_diff.changed)):
+            wanted.add((f.operation.method, f.operation.path, f.operation.status, f.field))
+    out: dict[tuple[str, str, str, str], FieldLocation] = {}
+    for f in spec.fields:
+        key = (f.operation.method, f.operation.path, f.operation.status, f.field)
+        if key in wanted and key not in out:
+            out[key] = FieldLocation(f.location.file, spec.line_of(f.location))
+    return out
+
+
+def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
+    """Check one spec; a spec that cannot be read gives a `SpecCheck` with `error` set."""
+    try:
+        head = load_spec(target.head, follow_remote_refs=options.follow_remote_refs)
+    except SpecError as exc:
+        return SpecOutcome(SpecCheck(spec=target.settings.path, head_source=target.head, base_source=target.base,
+                                     oracle_file=str(target.oracle_file), field_diff=None, oracle_diff=None,
+                                     inference=None, oracles_enabled=0, run=None, error=str(exc),
+                                     error_code=ExitCode.INPUT_ERROR), None)
+    base: Spec | None = None
+    if target.base is not None:
+        try:
+            base = load_spec(target.base, follow_remote_refs=options.follow_remote_refs)
+        except SpecError:
+            base = None  # a base that does not read (or does not exist yet): every field is new
+    field_diff = diff_fields(base.fields, head.fields) if base is not None else None
+    previous = read_previous(target.oracle_file)
+    backend = make_backend(options.backend, options.llm, options.progress, context=head.fields)
+    update = update_oracle_file(head.file, head.fields, previous, backend, options.on_inferred,
+                                context_digests(head.fields))
+    oracle_diff = diff_oracle_files(previous, update.file)
+    checked = [o for o in update.file.enabled_oracles() if _kept(o, target.settings)]
+    run, skipped = _run(head, checked, target, options)
+    new_oracles = frozenset(
+        identity(o) for f in oracle_diff.fields for o in (*f.added, *(c.new for c in f.changed))
+    )
+    check = SpecCheck(
+        spec=target.settings.path, head_source=head.source, base_source=base.source if base else None,
+        oracle_file=str(target.oracle_file), field_diff=field_diff, oracle_diff=oracle_diff,
+        inference=InferenceSummary(options.backend, update.reused, update.moved, update.inferred, update.pending,
+                                   update.stats),
+        oracles_enabled=len(checked), run=run, run_skipped=skipped, new_oracles=new_oracles,
+        locations=_locations(head, field_diff, oracle_diff, run),
+    )
+    return SpecOutcome(check, update.file)

@@ -1,0 +1,347 @@
+"""A Postman collection (format v2.1) that sends sample requests and asserts the enabled oracles.
+
+`build_collection` is pure: the same spec, oracles, base URL and null-like set give the same
+`Collection`, and `Collection.to_json()` the same text. One folder per operation that has a 2XX JSON
+response, one or more requests in it (samples.py), `{{baseUrl}}` as a collection variable, credentials
+as `{{SATORI_AUTH_...}}` variables whose values the runners take from the environment at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import quote, unquote
+
+from satori_ci.oracles.model import Oracle
+from satori_ci.postman.checker_js import CHECKER_JS
+from satori_ci.postman.samples import AuthParam, SampleRequest, auth_entry, auth_params, describe, sample_requests
+from satori_ci.postman.script import CHECKER_VARIABLE, build_test_script
+from satori_ci.spec.model import Operation, OperationKey, Spec
+from satori_ci.spec.paths import FieldPathError, parse
+
+SCHEMA_URL = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
+BASE_URL_VARIABLE = "baseUrl"
+DEFAULT_BASE_URL = "http://localhost"
+_ID_NAMESPACE = uuid.UUID("5a7e1c2d-8b4f-4c2e-9a61-0d3f6b8e4a10")
+_PATH_SAFE = "-._~!$&'()*+,;=:@%"
+_VARIABLE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_TEMPLATE_PART = re.compile(r"\{([^{}/]+)\}")
+
+
+@dataclass(frozen=True)
+class PathPart:
+    """One path segment: literal (encoded) text, or a whole-segment path variable `:name`."""
+
+    text: str
+    variable: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestItem:
+    """One request of a folder, with its test script and what the runners need to read its results."""
+
+    id: str
+    name: str
+    method: str
+    path: str
+    """The operation's path template, as in the spec."""
+    operation_id: str | None
+    statuses: tuple[str, ...]
+    """The 2XX statuses with a JSON body: any other status is reported, not checked."""
+    oracles: tuple[tuple[str, tuple[Oracle, ...]], ...]
+    """The enabled oracles by status, in the order of `statuses`; a finding's index points into these."""
+    sample: SampleRequest
+    parts: tuple[PathPart, ...]
+    auth: tuple[AuthParam, ...]
+    null_like: tuple[str, ...]
+    """Strings skipped as "no value" when checking (the spec's null-like set)."""
+    script: tuple[str, ...]
+    extra_headers: tuple[tuple[str, str], ...] = ()
+    """Headers added by the runner for every request (values are `{{variable}}` references); they replace
+    headers of the same name."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} {self.path}"
+
+    def status_key(self, code: int) -> str | None:
+        """The response (of `statuses`) a status code belongs to: `200`, or a range like `2XX`; else None."""
+        return match_status(str(code), self.statuses)
+
+    def oracles_for(self, status: str) -> tuple[Oracle, ...]:
+        return next((found for s, found in self.oracles if s == status), ())
+
+    def operation_key(self, status: str) -> OperationKey:
+        return OperationKey(self.method, self.path, status)
+
+    def url(self, base_url: str, variables: Mapping[str, str] | None = None) -> str:
+        """The URL the request goes to (what Postman sends once `{{baseUrl}}` and the variables are set)."""
+        values = dict(self.sample.path_params)
+        path = "/".join(values.get(p.variable, "") if p.variable else p.text for p in self.parts)
+        query = [*self.sample.query, *self._auth_query(variables or {})]
+        text = base_url.rstrip("/") + ("/" + path if self.parts else "")
+        return text + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
+
+    def _auth_query(self, variables: Mapping[str, str]) -> list[tuple[str, str]]:
+        out = []
+        for param in self.auth:
+            if param.location == "query":
+                key, value = auth_entry(param)
+                out.append((key, substitute(value, variables)))
+        return out
+
+    def header_templates(self) -> tuple[tuple[str, str], ...]:
+        """Headers as the collection writes them (auth values as `{{variable}}` references)."""
+        headers = list(self.sample.headers)
+        cookies = [f"{p.name}={{{{{p.variable}}}}}" for p in self.auth if p.location == "cookie"]
+        for param in self.auth:
+            if param.location == "header":
+                headers.append(auth_entry(param))
+        if cookies:
+            existing = next((i for i, (k, _) in enumerate(headers) if k == "Cookie"), None)
+            if existing is None:
+                headers.append(("Cookie", "; ".join(cookies)))
+            else:
+                headers[existing] = ("Cookie", "; ".join([headers[existing][1], *cookies]))
+        if self.extra_headers:
+            replaced = {k.lower() for k, _ in self.extra_headers}
+            headers = [h for h in headers if h[0].lower() not in replaced] + list(self.extra_headers)
+        return tuple(headers)
+
+    def headers(self, variables: Mapping[str, str]) -> list[tuple[str, str]]:
+        """Headers with the variables substituted (what Postman sends)."""
+        return [(k, substitute(v, variables)) for k, v in self.header_templates()]
+
+    def to_dict(self) -> dict[str, Any]:
+        values = dict(self.sample.path_params)
+        query = [*self.sample.query, *((k, v) for k, v in (auth_entry(p) for p in self.auth if p.location == "query"))]
+        path = [f":{p.variable}" if p.variable else p.text for p in self.parts]
+        raw = "{{" + BASE_URL_VARIABLE + "}}" + ("/" + "/".join(path) if path else "")
+        if query:
+            raw += "?" + "&".join(f"{k}={v}" for k, v in query)
+        url: dict[str, Any] = {"raw": raw, "host": ["{{" + BASE_URL_VARIABLE + "}}"], "path": path}
+        if query:
+            url["query"] = [{"key": k, "value": v} for k, v in query]
+        variables = [{"key": p.variable, "value": values.get(p.variable, "")} for p in self.parts if p.variable]
+        if variables:
+            url["variable"] = variables
+        request: dict[str, Any] = {
+            "method": self.method,
+            "header": [{"key": k, "value": v} for k, v in self.header_templates()],
+            "url": url,
+        }
+        if self.sample.body is not None:
+            request["body"] = {"mode": "raw", "raw": self.sample.body, "options": {"raw": {"language": "json"}}}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "request": request,
+            "response": [],
+            "event": [{"listen": "test", "script": {"type": "text/javascript", "exec": list(self.script)}}],
+        }
+
+
+@dataclass(frozen=True)
+class Folder:
+    name: str
+    description: str
+    items: tuple[RequestItem, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.description:
+            out["description"] = self.description
+        out["item"] = [item.to_dict() for item in self.items]
+        return out
+
+
+@dataclass(frozen=True)
+class Collection:
+    """The collection value; `to_json()` is its file."""
+
+    name: str
+    description: str
+    base_url: str
+    null_like: tuple[str, ...]
+    folders: tuple[Folder, ...]
+    notes: tuple[str, ...] = ()
+    """What could not be put in the collection (oracles without an operation, unsupported auth...)."""
+
+    def items(self) -> Iterator[RequestItem]:
+        for folder in self.folders:
+            yield from folder.items
+
+    def item(self, item_id: str) -> RequestItem | None:
+        return next((i for i in self.items() if i.id == item_id), None)
+
+    @property
+    def auth_variables(self) -> tuple[AuthParam, ...]:
+        seen: dict[str, AuthParam] = {}
+        for item in self.items():
+            for param in item.auth:
+                seen.setdefault(param.variable, param)
+        return tuple(seen[k] for k in sorted(seen))
+
+    def subset(self, copies: Iterable[tuple[str, str]]) -> Collection:
+        """A collection of copies of some requests, each under a new id: (original id, new id) pairs."""
+        by_id = {i.id: i for i in self.items()}
+        chosen = [replace(by_id[old], id=new) for old, new in copies]
+        return replace(self, folders=(Folder("retry", "", tuple(chosen)),), notes=())
+
+    def with_headers(self, headers: Sequence[tuple[str, str]]) -> Collection:
+        """Every request also sends these (header, `{{variable}}` template) pairs, replacing same-named ones."""
+        if not headers:
+            return self
+        extra = tuple(headers)
+        folders = tuple(replace(f, items=tuple(replace(i, extra_headers=extra) for i in f.items))
+                        for f in self.folders)
+        return replace(self, folders=folders)
+
+    def merged(self, others: Sequence[Collection], name: str | None = None) -> Collection:
+        """One collection holding the folders of several (e.g. specs served side by side by one server)."""
+        everything = (self, *others)
+        folders: list[Folder] = []
+        seen: set[str] = set()
+        for n, collection in enumerate(everything):
+            for folder in collection.folders:
+                items = tuple(i if i.id not in seen else replace(i, id=str(uuid.uuid5(_ID_NAMESPACE, f"{n}:{i.id}")))
+                              for i in folder.items)
+                seen.update(i.id for i in items)
+                folders.append(replace(folder, items=items))
+        return replace(self, name=name or self.name, folders=tuple(folders),
+                       notes=tuple(n for c in everything for n in c.notes))
+
+    def to_dict(self) -> dict[str, Any]:
+        variables: list[dict[str, Any]] = [
+            {"key": BASE_URL_VARIABLE, "value": self.base_url, "type": "string",
+             "description": "Where the API under test runs (satori-ci run --base-url sets it)."},
+            {"key": CHECKER_VARIABLE, "value": CHECKER_JS, "type": "string",
+             "description": "satori-ci's response checker; the test scripts evaluate it."},
+        ]
+        for param in self.auth_variables:
+            variables.append({
+                "key": param.variable, "value": "", "type": "secret",
+                "description": f"Set from the environment variable {param.variable} at run time; never stored here.",
+            })
+        return {
+            "info": {"_postman_id": str(uuid.uuid5(_ID_NAMESPACE, self.name)), "name": self.name,
+                     "description": self.description, "schema": SCHEMA_URL},
+            "item": [folder.to_dict() for folder in self.folders],
+            "variable": variables,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+
+def match_status(code: str, statuses: Sequence[str]) -> str | None:
+    """`code` itself when it is one of `statuses`, else the range (`2XX`) among them that holds it."""
+    if code in statuses:
+        return code
+    return next((s for s in statuses if len(code) == 3 and s.upper() == code[0] + "XX"), None)
+
+
+def substitute(template: str, variables: Mapping[str, str]) -> str:
+    """`{{name}}` replaced by its value; unknown names are left as they are (as Postman does)."""
+    return re.sub(r"\{\{([^{}]+)\}\}", lambda m: variables.get(m.group(1), m.group(0)), template)
+
+
+def path_parts(template: str) -> tuple[PathPart, ...]:
+    """The template's segments: `{name}` alone in a segment becomes `:name`, other text is encoded."""
+    parts: list[PathPart] = []
+    stripped = template.strip("/")
+    segments = stripped.split("/") if stripped else []
+    for segment in segments:
+        whole = _TEMPLATE_PART.fullmatch(segment)
+        if whole and _VARIABLE_NAME.match(whole.group(1)):
+            parts.append(PathPart("", whole.group(1)))
+            continue
+        pieces = _TEMPLATE_PART.split(segment)
+        literal = [quote(p, safe=_PATH_SAFE) if i % 2 == 0 else "{" + p + "}" for i, p in enumerate(pieces)]
+        text = "".join(literal)
+        if text.startswith(":"):
+            text = "%3A" + text[1:]
+        parts.append(PathPart(text))
+    if template.endswith("/"):
+        parts.append(PathPart(""))
+    return tuple(parts)
+
+
+def _fill_inline(parts: tuple[PathPart, ...], sample: SampleRequest) -> tuple[PathPart, ...]:
+    """Path values that share a segment with other text are written into it (Postman variables are whole)."""
+    values = dict(sample.path_params)
+    return tuple(
+        p if p.variable else PathPart(_TEMPLATE_PART.sub(lambda m: values.get(m.group(1), m.group(0)), p.text))
+        for p in parts
+    )
+
+
+def _item_name(operation: Operation, sample: SampleRequest) -> str:
+    text = unquote("".join(describe(operation.path, sample)))
+    text = text.replace("\n", " ")
+    return f"{operation.method} {text if len(text) <= 120 else text[:119] + '…'}"
+
+
+def _item_id(title: str, operation: Operation, index: int) -> str:
+    seed = f"{title}\n{operation.operation_id or ''}\n{operation.method} {operation.path} #{index}"
+    return str(uuid.uuid5(_ID_NAMESPACE, seed))
+
+
+def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None = None,
+                     null_like: Sequence[str] = ()) -> Collection:
+    """The collection for every operation with a 2XX JSON response; only enabled oracles are asserted."""
+    by_operation: dict[tuple[str, str], dict[str, list[Oracle]]] = {}
+    notes: list[str] = []
+    for oracle in oracles:
+        if not oracle.enabled:
+            continue
+        try:
+            parse(oracle.field)
+        except FieldPathError as exc:
+            notes.append(f"{oracle.operation}: {exc}; its {oracle.kind.value} oracle is not checked")
+            continue
+        key = (oracle.operation.method, oracle.operation.path)
+        by_operation.setdefault(key, {}).setdefault(oracle.operation.status, []).append(oracle)
+    folders: list[Folder] = []
+    nulls = tuple(null_like)
+    for operation in spec.operations:
+        found = by_operation.pop((operation.method, operation.path), {})
+        if not operation.statuses:
+            if found:
+                notes.append(f"{operation.method} {operation.path}: no 2XX JSON response in the spec; "
+                             f"its {sum(len(v) for v in found.values())} oracle(s) are not checked")
+            continue
+        for status in sorted(set(found) - set(operation.statuses)):
+            notes.append(f"{operation.method} {operation.path} {status}: no such JSON response in the spec; "
+                         f"{len(found[status])} oracle(s) not checked")
+        by_status = {s: tuple(found.get(s, ())) for s in operation.statuses}
+        auth, auth_notes = auth_params(spec, operation)
+        notes.extend(f"{operation.method} {operation.path}: {n}" for n in auth_notes)
+        label = f"{operation.method} {operation.path}"
+        script = build_test_script(label, operation.statuses, dict(by_status), nulls)
+        parts = path_parts(operation.path)
+        items = tuple(
+            RequestItem(
+                id=_item_id(spec.title, operation, k), name=_item_name(operation, sample), method=operation.method,
+                path=operation.path, operation_id=operation.operation_id, statuses=operation.statuses,
+                oracles=tuple(by_status.items()), sample=sample, parts=_fill_inline(parts, sample), auth=auth,
+                null_like=nulls, script=script,
+            )
+            for k, sample in enumerate(sample_requests(spec, operation))
+        )
+        description = "\n\n".join(x for x in (operation.summary, operation.operation_id and
+                                              f"operationId: {operation.operation_id}") if x)
+        folders.append(Folder(label, description, items))
+    for (method, path), left in sorted(by_operation.items()):
+        notes.append(f"{method} {path}: not in the spec; its {sum(len(v) for v in left.values())} oracle(s) "
+                     "are not checked")
+    base = base_url or next((s for s in spec.servers if s.startswith(("http://", "https://"))), DEFAULT_BASE_URL)
+    description = (f"Generated by satori-ci from {spec.source}: sample requests and the enabled oracles of "
+                   "its oracle file. Set baseUrl to the server under test; credentials come from "
+                   "SATORI_AUTH_* environment variables at run time.")
+    return Collection(name=f"{spec.title or spec.source} (satori-ci)", description=description,
+                      base_url=base.rstrip("/"), null_like=nulls, folders=tuple(folders), notes=tuple(notes))

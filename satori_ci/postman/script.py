@@ -1,0 +1,170 @@
+"""The test script of one request: status, JSON body, then one named `pm.test` per enabled oracle.
+
+Every value that comes from the spec or the oracle file enters the JavaScript as a JSON literal made by
+`js_literal` (never pasted into code or comments), so quotes, backticks, `${...}`, `</script>`, newlines
+or `require(...)` in an enum value, a field name or a reason stay data. The checker itself
+(`CHECKER_JS`, the JavaScript twin of `check_body`) is stored once, in the collection variable
+`CHECKER_VARIABLE`, and evaluated by each script.
+
+The script also writes machine-readable lines to the console (`RESULT_PREFIX` + JSON): one per response
+(`{"item", "iteration", "status", "json", "findings"}`) then the findings in chunks
+(`{"item", "iteration", "findings": [{"index", "pointer", "value", "message"}]}`). Newman's satori
+reporter (satori_ci/run/node) streams them to a file; in the Postman app they are plain console lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from satori_ci.oracles.model import Oracle
+from satori_ci.postman.checker_js import oracle_json
+
+CHECKER_VARIABLE = "satoriChecker"
+RESULT_PREFIX = "[satori-ci] "
+FINDINGS_PER_LINE = 50
+"""Findings per console line: keeps each line bounded however many values of a response fail."""
+SHOWN_PER_TEST = 10
+"""Failures spelled out in one test's message (the rest counted)."""
+
+_JS_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def js_literal(value: Any) -> str:
+    """`value` as a JSON literal that is also a safe JavaScript expression anywhere.
+
+    JSON strings cannot hold raw quotes, backslashes or newlines; `<`, `>`, U+2028 and U+2029 are escaped
+    as well, so the text cannot close a `<script>` element or trip a pre-ES2019 parser.
+    """
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return "".join(_JS_UNSAFE.get(ch, ch) for ch in text)
+
+
+def oracle_entry(oracle: Oracle) -> dict[str, Any]:
+    """One oracle as the script lists it: the checker's input plus where it came from."""
+    entry = oracle_json(oracle)
+    entry["source"] = oracle.source
+    if oracle.reason:
+        entry["reason"] = oracle.reason
+    return entry
+
+
+def _oracle_block(by_status: dict[str, Sequence[Oracle]]) -> list[str]:
+    if not any(by_status.values()):
+        return ["var oraclesByStatus = {};"]
+    lines = ["var oraclesByStatus = {"]
+    statuses = list(by_status)
+    for i, status in enumerate(statuses):
+        oracles = by_status[status]
+        tail = "," if i < len(statuses) - 1 else ""
+        if not oracles:
+            lines.append(f"  {js_literal(status)}: []{tail}")
+            continue
+        lines.append(f"  {js_literal(status)}: [")
+        for j, oracle in enumerate(oracles):
+            comma = "," if j < len(oracles) - 1 else ""
+            lines.append(f"    {js_literal(oracle_entry(oracle))}{comma}")
+        lines.append(f"  ]{tail}")
+    lines.append("};")
+    return lines
+
+
+_BODY = r"""
+var satori = eval(pm.collectionVariables.get(CHECKER));
+var response = pm.response;
+var code = response && typeof response.code === 'number' ? response.code : null;
+// the response of the spec this status belongs to: the status itself, or a range such as 2XX
+var statusKey = null;
+if (code !== null) {
+  expectedStatuses.forEach(function (s) {
+    if (s === String(code)) statusKey = s;
+  });
+  expectedStatuses.forEach(function (s) {
+    if (statusKey === null && s.toUpperCase() === String(code).charAt(0) + 'XX') statusKey = s;
+  });
+}
+var statusOk = statusKey !== null;
+var oracles = statusOk && Object.prototype.hasOwnProperty.call(oraclesByStatus, statusKey) ?
+  oraclesByStatus[statusKey] : [];
+var body;
+var isJson = false;
+if (statusOk) {
+  try {
+    body = JSON.parse(response.text());
+    isJson = true;
+  } catch (e) {
+    isJson = false;
+  }
+}
+
+if (code === null) {
+  pm.test.skip('response received (none: ' + operation + ' was not answered)', function () {});
+} else {
+  pm.test('status is ' + expectedStatuses.join(' or '), function () {
+    pm.expect(statusOk, 'HTTP status of ' + operation + ' is ' + code + ', not ' +
+      expectedStatuses.join(' or ')).to.equal(true);
+  });
+}
+if (statusOk) {
+  pm.test('body is JSON', function () {
+    pm.expect(isJson, 'the body of ' + operation + ' is not JSON: ' +
+      satori.truncateJson(response.text(), 80)).to.equal(true);
+  });
+}
+
+var findings = statusOk && isJson ? satori.checkBody(oracles, body, nullLike) : [];
+var whereAmI = { item: pm.info.requestId, iteration: pm.info.iteration };
+console.log(PREFIX + JSON.stringify({
+  item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, findings: findings.length
+}));
+for (var start = 0; start < findings.length; start += PER_LINE) {
+  console.log(PREFIX + JSON.stringify({
+    item: whereAmI.item,
+    iteration: whereAmI.iteration,
+    findings: findings.slice(start, start + PER_LINE).map(function (f) {
+      return { index: f.index, pointer: f.pointer, value: satori.truncateJson(f.value), message: f.message };
+    })
+  }));
+}
+
+// One test per oracle, named after its field, kind and value.
+var shown = statusOk ? oracles : (oraclesByStatus[expectedStatuses[0]] || []);
+shown.forEach(function (oracle, index) {
+  var name = (oracle.field === '' ? '(body)' : oracle.field) + ' ' + oracle.oracle +
+    (oracle.value === null || oracle.value === undefined ? '' : ' ' + JSON.stringify(oracle.value));
+  if (!(statusOk && isJson)) {
+    pm.test.skip(name, function () {});
+    return;
+  }
+  pm.test(name, function () {
+    var mine = findings.filter(function (f) { return f.index === index; });
+    if (mine.length === 0) return;
+    var lines = mine.slice(0, SHOWN).map(function (f) {
+      return f.message + ' at ' + (f.pointer === '' ? '(body)' : f.pointer);
+    });
+    if (mine.length > SHOWN) lines.push('... and ' + (mine.length - SHOWN) + ' more');
+    pm.expect.fail(lines.join('\n'));
+  });
+});
+"""
+
+
+def build_test_script(operation_label: str, statuses: Sequence[str], by_status: dict[str, Sequence[Oracle]],
+                null_like: Sequence[str]) -> tuple[str, ...]:
+    """The lines of a request's test script (Postman's `exec`)."""
+    head = [
+        "// satori-ci: checks this response against the oracles of its operation.",
+        "// Generated from the spec and the reviewed oracle file: edit the oracle file, not this script.",
+        "// The checker (collection variable " + CHECKER_VARIABLE + ") applies satori-ci's checking semantics:",
+        "// every array along a field path is walked; absent, null and null-like values are skipped.",
+        f"var CHECKER = {js_literal(CHECKER_VARIABLE)};",
+        f"var PREFIX = {js_literal(RESULT_PREFIX)};",
+        f"var PER_LINE = {FINDINGS_PER_LINE};",
+        f"var SHOWN = {SHOWN_PER_TEST};",
+        f"var operation = {js_literal(operation_label)};",
+        f"var expectedStatuses = {js_literal(list(statuses))};",
+        f"var nullLike = {js_literal(list(null_like))};",
+        *_oracle_block(by_status),
+    ]
+    return (*head, *_BODY.strip("\n").split("\n"))

@@ -1,0 +1,77 @@
+"""The native runner: the collection's requests sent with `requests`, the oracles checked in Python."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import requests
+
+from satori_ci.postman.collection import Collection, RequestItem
+from satori_ci.run.model import ProblemKind, RunResult
+from satori_ci.run.outcome import (
+    Exchange,
+    RunConfig,
+    Tally,
+    base_url_of,
+    body_text,
+    findings_of,
+    parse_json,
+    prepare,
+    request_ref,
+)
+
+Sleep = Callable[[float], None]
+
+
+def classify_exception(exc: requests.RequestException) -> tuple[ProblemKind, str]:
+    """The infrastructure problem behind a `requests` exception."""
+    if isinstance(exc, requests.exceptions.SSLError):
+        return ProblemKind.TLS, f"TLS error: {exc}"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return ProblemKind.TIMEOUT, f"timed out: {exc}"
+    return ProblemKind.CONNECTION, f"connection failed: {exc}"
+
+
+def exchange(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
+             config: RunConfig) -> Exchange:
+    """Send one request and check its response."""
+    url = item.url(base_url, variables)
+    headers = dict(item.headers(variables))
+    body = item.sample.body.encode("utf-8") if item.sample.body is not None else None
+    try:
+        response = session.request(item.method, url, headers=headers, data=body, timeout=config.timeout_s,
+                                   verify=not config.insecure, allow_redirects=True)
+        data = response.content
+    except requests.RequestException as exc:
+        kind, detail = classify_exception(exc)
+        return Exchange(problem=kind, detail=detail)
+    status = response.status_code
+    key = item.status_key(status)
+    if key is None:
+        return Exchange(status=status)
+    ok, parsed = parse_json(body_text(data, response.headers.get("Content-Type")))
+    if not ok:
+        return Exchange(status=status, detail=f"the body of {item.label} is not JSON")
+    findings = findings_of(item.oracles_for(key), parsed, item.null_like)
+    return Exchange(status=status, is_json=True, findings=findings)
+
+
+def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:
+    """Every request of the collection, `config.iterations` times, each retried on infrastructure problems."""
+    started = time.monotonic()
+    collection, variables, notes = prepare(collection, config)
+    base_url = base_url_of(config)
+    tally = Tally("native")
+    with requests.Session() as session:
+        session.headers["User-Agent"] = "satori-ci"
+        for iteration in range(config.iterations):
+            for item in collection.items():
+                attempts = 1
+                result = exchange(session, item, base_url, variables, config)
+                while result.retryable and attempts <= config.retries:
+                    sleep(config.backoff_s * attempts)
+                    attempts += 1
+                    result = exchange(session, item, base_url, variables, config)
+                tally.add(item, request_ref(item, iteration, base_url), result, attempts)
+    return tally.result(time.monotonic() - started, (*collection.notes, *notes))

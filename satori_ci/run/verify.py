@@ -1,0 +1,145 @@
+"""Checking recorded responses offline: one JSON object a line (`method`, `path`, `status`, `body`).
+
+A line may also be just `{"body": ...}` when the operation is given (`--operation`). Paths may be the
+spec's templates (`/books/{isbn}`) or concrete paths (`/books/978...`). This is how teams replay
+traffic, and how the benchmarks measure fault detection.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from satori_ci.oracles.model import Oracle
+from satori_ci.postman.collection import match_status
+from satori_ci.run.errors import RunError, RunErrorKind
+from satori_ci.run.model import RequestRef, ResponseProblem, ResponseProblemKind, RunResult, Violation
+from satori_ci.run.outcome import FindingLine, findings_of, parse_json
+from satori_ci.spec.model import Operation, OperationKey, Spec
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One recorded response."""
+
+    where: str
+    """`FILE:LINE`."""
+    method: str
+    path: str
+    """As recorded (a template or a concrete path)."""
+    status: str | None
+    body: Any
+    query: str = ""
+
+
+@dataclass(frozen=True)
+class OperationChoice:
+    """The operation named with `--operation`: method, path template and, optionally, status."""
+
+    method: str
+    path: str
+    status: str | None = None
+
+
+def read_responses(text: str, name: str, default: OperationChoice | None = None) -> list[Recorded]:
+    """Parse JSON Lines of recorded responses (numbers read as JavaScript reads them)."""
+    out: list[Recorded] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        ok, entry = parse_json(line)
+        if not ok or not isinstance(entry, dict):
+            raise RunError(RunErrorKind.INPUT, f"{where}: not a JSON object")
+        if "body" not in entry:
+            raise RunError(RunErrorKind.INPUT, f"{where}: no 'body'")
+        method = entry.get("method", default.method if default else None)
+        path = entry.get("path", default.path if default else None)
+        if not isinstance(method, str) or not isinstance(path, str):
+            raise RunError(RunErrorKind.INPUT,
+                           f"{where}: needs 'method' and 'path' (or pass --operation \"METHOD /path\")")
+        status = entry.get("status", default.status if default else None)
+        query = entry.get("query")
+        out.append(Recorded(where, method.upper(), path, None if status is None else str(status), entry["body"],
+                            query if isinstance(query, str) else ""))
+    return out
+
+
+def _template_pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{[^{}/]+\})", template)
+    return re.compile("^" + "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+
+
+class OperationIndex:
+    """Finds the spec operation of a recorded method and path (template or concrete)."""
+
+    def __init__(self, operations: Iterable[Operation]) -> None:
+        self.exact: dict[tuple[str, str], Operation] = {}
+        self.patterns: list[tuple[int, re.Pattern[str], Operation]] = []
+        for op in operations:
+            self.exact[(op.method, op.path)] = op
+            self.patterns.append((op.path.count("{"), _template_pattern(op.path), op))
+        self.patterns.sort(key=lambda entry: entry[0])
+
+    def find(self, method: str, path: str) -> Operation | None:
+        found = self.exact.get((method, path))
+        if found is not None:
+            return found
+        bare = path.split("?", 1)[0]
+        for _, pattern, op in self.patterns:
+            if op.method == method and pattern.match(bare):
+                return op
+        return None
+
+
+def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[Recorded],
+                     null_like: Sequence[str] = ()) -> RunResult:
+    """Check every recorded response against the enabled oracles of its operation and status."""
+    started = time.monotonic()
+    index = OperationIndex(spec.operations)
+    by_key: dict[OperationKey, list[Oracle]] = {}
+    for oracle in oracles:
+        if oracle.enabled:
+            by_key.setdefault(oracle.operation, []).append(oracle)
+    checked = 0
+    violations: list[Violation] = []
+    unchecked: list[ResponseProblem] = []
+    for entry in recorded:
+        url = entry.path + (f"?{entry.query}" if entry.query else "")
+        ref = RequestRef(entry.where, 0, entry.method, url, entry.where)
+        op = index.find(entry.method, entry.path)
+        if op is None:
+            unchecked.append(ResponseProblem(ref, ResponseProblemKind.UNKNOWN_OPERATION, _status_int(entry.status),
+                                             f"no operation {entry.method} {entry.path} in {spec.source}"))
+            continue
+        status = entry.status if entry.status is not None else (op.statuses[0] if op.statuses else None)
+        matched = match_status(status, op.statuses) if status is not None else None
+        if matched is None:
+            unchecked.append(ResponseProblem(ref, ResponseProblemKind.UNEXPECTED_STATUS, _status_int(status),
+                                             f"HTTP {status}, expected {' or '.join(op.statuses) or 'none'}"))
+            continue
+        key = OperationKey(op.method, op.path, matched)
+        mine = by_key.get(key, [])
+        checked += 1
+        for f in findings_of(mine, entry.body, null_like):
+            violations.append(_violation(key, mine, f, ref))
+    return RunResult("verify", len(recorded), checked, tuple(violations), (), tuple(unchecked),
+                     time.monotonic() - started)
+
+
+def _violation(key: OperationKey, oracles: Sequence[Oracle], f: FindingLine, ref: RequestRef) -> Violation:
+    oracle = oracles[f.index]
+    return Violation(key, oracle.field, oracle, f.pointer, f.value, f.message, ref)
+
+
+def _status_int(status: str | None) -> int | None:
+    return int(status) if status is not None and status.isdigit() else None
+
+
+def dumps_line(method: str, path: str, status: str, body: Any) -> str:
+    """One recorded-response line (the format `read_responses` reads)."""
+    return json.dumps({"method": method, "path": path, "status": status, "body": body}, ensure_ascii=False)

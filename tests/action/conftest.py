@@ -1,0 +1,132 @@
+"""A pull request as the Docker action sees it: a git repository, an event file, local servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from satori_ci.demo import DemoBookshop, example_specs
+from satori_ci.demo_staging import StagingServer
+from tests.servers.github_server import FakeGitHub
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = "api/openapi.yaml"
+PR = 7
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@dataclass
+class ActionRun:
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+
+@dataclass
+class PullRequest:
+    repo: Path
+    base_sha: str
+    head_sha: str
+    tmp: Path
+    github: FakeGitHub
+    env: dict[str, str] = field(default_factory=dict)
+
+    def event(self, *, fork: bool = False, name: str = "pull_request") -> Path:
+        head_repo = "someone/api" if fork else "octo/api"
+        payload: dict[str, object] = {"repository": {"full_name": "octo/api"}}
+        if name == "pull_request":
+            payload["pull_request"] = {
+                "number": PR,
+                "base": {"sha": self.base_sha, "repo": {"full_name": "octo/api"}},
+                "head": {"sha": self.head_sha, "repo": {"full_name": head_repo}},
+            }
+        elif name == "push":
+            payload.update({"before": self.base_sha, "after": self.head_sha})
+        path = self.tmp / f"event-{name}-{fork}.json"
+        path.write_text(json.dumps(payload))
+        return path
+
+    def run(self, *, inputs: dict[str, str] | None = None, fork: bool = False, event: str = "pull_request",
+            extra_env: dict[str, str] | None = None) -> ActionRun:
+        outputs = self.tmp / "outputs.txt"
+        summary = self.tmp / "summary.md"
+        outputs.write_text("")
+        summary.write_text("")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "OPENAI_"))}
+        env.update({
+            "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(self.event(fork=fork, name=event)),
+            "GITHUB_REPOSITORY": "octo/api", "GITHUB_WORKSPACE": str(self.repo),
+            "GITHUB_API_URL": self.github.base_url, "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_RUN_ID": "42", "GITHUB_SHA": self.head_sha, "GITHUB_OUTPUT": str(outputs),
+            "GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(self.tmp),
+            "INPUT_GITHUB-TOKEN": "ghs_secret_token_123", "PYTHONPATH": str(ROOT),
+        })
+        env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
+        env.update(extra_env or {})
+        proc = subprocess.run([sys.executable, str(ROOT / "entrypoint.py")], cwd=self.repo, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        return ActionRun(proc.returncode, proc.stdout, proc.stderr, _read_outputs(outputs.read_text()),
+                         summary.read_text())
+
+
+def _read_outputs(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and "=" not in line.split("<<", 1)[0]:
+            name, delimiter = line.split("<<", 1)
+            value: list[str] = []
+            i += 1
+            while lines[i] != delimiter:
+                value.append(lines[i])
+                i += 1
+            out[name] = "\n".join(value)
+        elif "=" in line:
+            name, value_text = line.split("=", 1)
+            out[name] = value_text
+        i += 1
+    return out
+
+
+@pytest.fixture
+def staging() -> Iterator[StagingServer]:
+    with StagingServer() as server:
+        DemoBookshop(server)
+        yield server
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path) -> Iterator[PullRequest]:
+    """A repository whose main branch has the bookshop v1 spec and its oracle file; the PR brings v2."""
+    repo = tmp_path / "repo"
+    (repo / "api").mkdir(parents=True)
+    v1, v2 = example_specs()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "ci@example.invalid")
+    git(repo, "config", "user.name", "ci")
+    shutil.copy(v1, repo / SPEC)
+    subprocess.run([sys.executable, "-m", "satori_ci", "infer", SPEC, "--quiet"], cwd=repo, check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+    base = git(repo, "rev-parse", "HEAD")
+    shutil.copy(v2, repo / SPEC)
+    git(repo, "commit", "-q", "-am", "v2")
+    head = git(repo, "rev-parse", "HEAD")
+    with FakeGitHub(login=None) as github:
+        yield PullRequest(repo, base, head, tmp_path, github)

@@ -1,0 +1,142 @@
+"""Newman and the native runner give the same results for the same responses.
+
+One Newman run and one native run over a collection that merges the inventory fixture API (responses
+generated with hypothesis: valid, faulty, null, null-like, wrong types, non-JSON, other statuses) and
+every labelled operation of ../shared/data (its real recorded responses, replayed in order, with its
+labels as oracles and its null-like set). Offline `verify` of the recorded lines must agree too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.postman.collection import Collection, build_collection
+from satori_ci.run.model import RunResult
+from satori_ci.run.native import run_native
+from satori_ci.run.newman import run_newman
+from satori_ci.run.outcome import RunConfig, body_text, findings_of, parse_json
+from satori_ci.run.verify import read_responses, verify_responses
+from satori_ci.spec import Spec, load_spec
+from tests.run import strategies as gen
+from tests.run.conftest import FIXTURES, newman_available, oracles_of
+from tests.run.shared_data import Folder, folders
+
+GENERATED = 50
+"""Generated responses per inventory operation (= iterations of the run; recorded responses: 50 a folder)."""
+
+
+@dataclass
+class Differential:
+    collection: Collection
+    inventory: Spec
+    queues: dict[tuple[str, str, str | None], list[Canned]]
+    folders: list[Folder]
+    newman: RunResult
+    native: RunResult
+    iterations: int
+
+
+def _omdb_route(folder: Folder) -> Any:
+    """OMDb's two operations share `GET /`: a search has `s`, a lookup has not."""
+    searching = "Search" in folder.name
+    return lambda r: any(k == "s" for k, _ in r.query) == searching
+
+
+@pytest.fixture(scope="module")
+def differential() -> Any:
+    newman_available()
+    inventory = load_spec(str(FIXTURES / "inventory.yaml"))
+    inventory_oracles = oracles_of(FIXTURES / "inventory.oracles.yaml")
+    collections = [build_collection(inventory, inventory_oracles, null_like=gen.NULL_LIKE)]
+    server = StagingServer()
+    queues: dict[tuple[str, str, str | None], list[Canned]] = {}
+    for (method, path), strategy in gen.INVENTORY.items():
+        server.route(method, path)
+        planted = list(gen.EVERY_KIND_BROKEN) if path == "/items" else []
+        queues[(method, path, None)] = planted + gen.draw(strategy(), GENERATED - len(planted))
+    data = folders()
+    for folder in data:
+        spec = load_spec(folder.spec)
+        collections.append(build_collection(spec, folder.oracles, null_like=folder.null_like))
+        when = _omdb_route(folder) if folder.op_path == "/" else None
+        name = folder.name if when else None
+        server.route(folder.method, folder.op_path, when=when, name=name)
+        queues[(folder.method, folder.op_path, name)] = [Canned(json.loads(x)["body"]) for x in folder.lines]
+    iterations = max(len(q) for q in queues.values())
+    collection = collections[0].merged(collections[1:])
+
+    def prepare() -> None:
+        server.clear()
+        for (method, path, name), queue in queues.items():
+            server.enqueue(method, path, queue, name=name)
+
+    with server:
+        config = RunConfig(server.base_url, retries=0, iterations=iterations)
+        prepare()
+        by_newman = run_newman(collection, config)
+        prepare()
+        by_native = run_native(collection, config)
+    yield Differential(collection, inventory, queues, data, by_newman, by_native, iterations)
+
+
+def _describe(result: RunResult) -> list[tuple[Any, ...]]:
+    return [(v.request.iteration, v.request.name, str(v.operation), v.field, v.oracle.kind.value, v.pointer,
+             v.value, v.message) for v in result.violations]
+
+
+def test_same_violations_for_the_same_responses(differential: Differential) -> None:
+    a, b = differential.newman, differential.native
+    assert a.requests == b.requests == differential.iterations * sum(1 for _ in differential.collection.items())
+    if a.violations != b.violations:
+        only_newman = sorted(set(_describe(a)) - set(_describe(b)))[:5]
+        only_native = sorted(set(_describe(b)) - set(_describe(a)))[:5]
+        raise AssertionError(f"runners disagree\nonly newman: {only_newman}\nonly native: {only_native}")
+    assert a.unchecked == b.unchecked
+    assert a.infrastructure == b.infrastructure == ()
+    assert a.checked == b.checked
+    assert len(a.violations) > 100, "the generated responses should break oracles often"
+
+
+def test_every_inventory_response_was_judged_as_python_judges_it(differential: Differential) -> None:
+    """The native runner's verdicts on the generated responses, recomputed from the queued bodies."""
+    items = {i.path: i for i in differential.collection.items() if i.path.startswith(("/items", "/orders"))}
+    expected: list[tuple[int, str, str, str, str]] = []
+    for (_, path, _), queue in differential.queues.items():
+        if path not in items:
+            continue
+        item = items[path]
+        for iteration, canned in enumerate(queue):
+            if str(canned.status) not in item.statuses:
+                continue
+            ok, body = parse_json(body_text(canned.payload(), canned.content_type))
+            if not ok:
+                continue
+            for f in findings_of(item.oracles_for(str(canned.status)), body, gen.NULL_LIKE):
+                expected.append((iteration, item.id, f.pointer, f.value, f.message))
+    got = [(v.request.iteration, v.request.item, v.pointer, v.value, v.message)
+           for v in differential.newman.violations if v.request.item in {i.id for i in items.values()}]
+    assert sorted(got) == sorted(expected)
+    kinds = {v.oracle.kind for v in differential.newman.violations if v.request.item in {i.id for i in items.values()}}
+    assert len(kinds) == 17, sorted(kinds)
+
+
+def test_recorded_responses_agree_with_offline_verify(differential: Differential) -> None:
+    if not differential.folders:
+        pytest.skip("no labelled data in ../shared/data")
+    for folder in differential.folders:
+        spec = load_spec(folder.spec)
+        recorded = read_responses("\n".join(folder.lines), folder.name)
+        offline = verify_responses(spec, folder.oracles, recorded, folder.null_like)
+        item = next(i for i in differential.collection.items()
+                    if any(o is folder.oracles[0] for o in i.oracles_for("200")))
+        online = [v for v in differential.newman.violations if v.request.item == item.id]
+        assert [(int(v.request.item.rsplit(":", 1)[1]) - 1, v.field, v.pointer, v.value, v.message)
+                for v in offline.violations] == [
+            (v.request.iteration, v.field, v.pointer, v.value, v.message) for v in online], folder.name
+        assert offline.checked == len(folder.lines)
+
