@@ -320,8 +320,13 @@ def test_interruption_keeps_the_finished_fields(fake_openai: FakeOpenAIServer, m
     assert list(partial.results) == seen
     assert all(kinds(r) == [K.STRING_IS_URL] for r in partial.results)
     assert partial.stats.calls >= 3
-    time.sleep(0.05)
-    assert len(fake_openai.requests) <= 4  # nothing more is submitted after the interruption
+    # the one worker may have started the next field before the interruption reached it; its request
+    # can land after infer returned, but nothing further is submitted
+    time.sleep(0.3)
+    sent = len(fake_openai.requests)
+    assert sent <= 5
+    time.sleep(0.3)
+    assert len(fake_openai.requests) == sent
     assert fallback.calls == []
 
 
