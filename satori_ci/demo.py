@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import copy
+import threading
 from pathlib import Path
 from typing import Any
 
-from satori_ci.demo_staging import BOOKS, Bookshop, Canned, Received
+from satori_ci.demo_staging import BOOKS, Bookshop, Canned, Received, StagingServer
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "bookshop"
 
@@ -38,3 +41,20 @@ class DemoBookshop(Bookshop):
             if book["isbn"] == params.get("isbn"):
                 return Canned(_wrong_v2_fields(copy.deepcopy(book), index))
         return Canned({"error": "no such book"}, status=404)
+
+
+def serve(host: str, port: int) -> None:
+    """Serve the demo's staging API until interrupted (the action's selftest runs it in the background)."""
+    with StagingServer(host, port) as server:
+        DemoBookshop(server)
+        print(f"example staging API at {server.base_url}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":  # python -m satori_ci.demo --host 0.0.0.0 --port 8080
+    parser = argparse.ArgumentParser(description="Serve the example staging API with its planted bug.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8080)
+    options = parser.parse_args()
+    serve(options.host, options.port)

@@ -87,7 +87,8 @@ def _names(template: str) -> dict[str, str]:
 class StagingServer:
     """A ThreadingHTTPServer on 127.0.0.1 (port 0: the OS picks one) answering from routes."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.address = (host, port)
         self._routes: list[_Route] = []
         self._lock = threading.Lock()
         self.received: list[Received] = []
@@ -166,7 +167,7 @@ class StagingServer:
 
     def start(self) -> StagingServer:
         handler = _handler_for(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer(self.address, handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="satori-staging", daemon=True)
         self._thread.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from satori_ci.config import ConfigError
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.run.errors import RunError, RunErrorKind
@@ -16,6 +17,8 @@ def classify(exc: Exception) -> tuple[ExitCode | None, str]:
     """The exit code and message for a known error; (None, '') for a bug."""
     if isinstance(exc, SpecError):
         return ExitCode.INPUT_ERROR, exc.message
+    if isinstance(exc, ConfigError):
+        return ExitCode.INPUT_ERROR, str(exc)
     if isinstance(exc, OracleFileError):
         return ExitCode.INPUT_ERROR, str(exc)
     if isinstance(exc, RunError):

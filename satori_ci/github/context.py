@@ -14,6 +14,7 @@ which checks everything.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from satori_ci.github.errors import ActionConfigError
-from satori_ci.github.inputs import ActionInputs, CommentMode
+from satori_ci.github.inputs import ActionInputs, CommentMode, input_value
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
@@ -60,7 +61,7 @@ class ActionContext:
         repository = _repository(env, event)
         server_url = (env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL).rstrip("/")
         run_id = env.get("GITHUB_RUN_ID")
-        shas = _shas(event_name, event, repository)
+        shas = _overridden(_shas(event_name, event, repository), env)
         return cls(
             event_name=event_name,
             repository=repository,
@@ -138,6 +139,25 @@ def _shas(event_name: str, event: Mapping[str, Any], repository: str) -> _Shas:
                      head=_sha(run.get("head_sha")),
                      is_fork=head_repo is not None and head_repo.lower() != repository.lower())
     return _Shas()
+
+
+def _overridden(shas: _Shas, env: Mapping[str, str]) -> _Shas:
+    """The `pull-request` and `base-sha` inputs win over the event (the `workflow_run` recipe for forks)."""
+    number_text = input_value(env, "pull-request")
+    base_text = input_value(env, "base-sha")
+    if number_text is None and base_text is None:
+        return shas
+    number = shas.pr_number
+    if number_text is not None:
+        if not number_text.isdigit():
+            raise ActionConfigError(f"input 'pull-request' must be a pull request number, not {number_text!r}")
+        number = int(number_text)
+    base = shas.base
+    if base_text is not None:
+        if not re.fullmatch(r"[0-9a-fA-F]{7,40}", base_text):
+            raise ActionConfigError("input 'base-sha' must be a commit SHA")
+        base = base_text
+    return _Shas(number, base, shas.head, shas.is_fork)
 
 
 def _read_event(path: str | None) -> dict[str, Any]:

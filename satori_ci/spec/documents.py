@@ -29,11 +29,14 @@ class Resolved:
 
 
 class _Loaded:
-    def __init__(self, value: Any, text: str | None, key_lines: KeyLines | None) -> None:
+    def __init__(self, value: Any, text: str | None, key_lines: KeyLines | None, refs: list[Any],
+                 shared: set[int]) -> None:
         self.value = value
         self.text = text  # JSON only: scanned for lines on first request
         self.key_lines = key_lines
         self.pointer_lines: dict[str, int] | None = None
+        self.refs = refs
+        self.shared = shared
 
 
 def _is_json(name: str, data: bytes) -> bool:
@@ -60,6 +63,13 @@ class DocumentSet:
         self.reader = reader
         self.follow_remote = follow_remote
         self._docs: dict[str, _Loaded] = {}
+        self.targets: set[int] = set()
+        """Ids of the nodes that can be reached other than through their parent: the targets of the
+        `$ref`s of the documents loaded so far, and YAML values placed at several positions."""
+        self.generation = 0
+        """Bumped whenever `targets` grows."""
+        self._pending: dict[tuple[str, str], tuple[str, str]] = {}
+        """(file, ref) -> (target file, fragment) of `$ref`s into documents not loaded yet."""
 
     @property
     def entry(self) -> str:
@@ -73,16 +83,38 @@ class DocumentSet:
         if loaded is None:
             loaded = self._load(file)
             self._docs[file] = loaded
+            self._add_targets(file, loaded)
         return loaded.value
+
+    def _add_targets(self, file: str, loaded: _Loaded) -> None:
+        before = len(self.targets)
+        self.targets.update(loaded.shared)
+        for ref in dict.fromkeys(r for r in loaded.refs if isinstance(r, str)):
+            located = self._locate(ref, file)
+            if located is not None:
+                self._pending[(file, ref)] = located
+        loaded.refs = []
+        for key, (target_file, fragment) in list(self._pending.items()):
+            target_doc = self._docs.get(target_file)
+            if target_doc is None:
+                continue
+            del self._pending[key]
+            node = self._walk_pointer(target_doc.value, urllib.parse.unquote(fragment))
+            if isinstance(node, dict | list):
+                self.targets.add(id(node))
+        if len(self.targets) != before:
+            self.generation += 1
 
     def _load(self, file: str) -> _Loaded:
         data = self._fetch(file) if file.startswith(("http://", "https://")) else self.reader.read(file)
         name = self.reader.display_entry if file == self.reader.entry else file
+        refs: list[Any] = []
         if _is_json(file, data):
             text = decode_text(data, name)
-            return _Loaded(load_json(text, name), text, None)
-        value, key_lines = load_yaml(data, name)
-        return _Loaded(value, None, key_lines)
+            return _Loaded(load_json(text, name, refs), text, None, refs, set())
+        shared: set[int] = set()
+        value, key_lines = load_yaml(data, name, refs, shared)
+        return _Loaded(value, None, key_lines, refs, shared)
 
     def _fetch(self, url: str) -> bytes:
         try:
@@ -95,6 +127,18 @@ class DocumentSet:
         return data
 
     # -- references -------------------------------------------------------------------------
+
+    def _locate(self, ref: str, file: str) -> tuple[str, str] | None:
+        """(target file, fragment) of `ref` used in `file`, as `follow` finds it; None if it cannot."""
+        target_file, _, fragment = ref.partition("#")
+        remote = ("http://", "https://")
+        if target_file.startswith(remote) or (file.startswith(remote) and target_file):
+            url = urllib.parse.urljoin(file, target_file) if file.startswith("http") else target_file
+            return (url, fragment) if self.follow_remote else None
+        if target_file:
+            joined = self.reader.join(file, urllib.parse.unquote(target_file))
+            return None if joined is None else (joined, fragment)
+        return file, fragment
 
     def follow(self, ref: Any, file: str, used_at: str) -> Resolved:
         """The node a `$ref` value names, relative to `file`; `used_at` is for error messages."""

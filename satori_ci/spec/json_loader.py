@@ -33,10 +33,20 @@ def decode_text(data: bytes, name: str) -> str:
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
-def load_json(text: str, name: str) -> Any:
-    """Parse a JSON document; errors name the file and line."""
+def load_json(text: str, name: str, refs: list[Any] | None = None) -> Any:
+    """Parse a JSON document; errors name the file and line. `refs` receives every `$ref` value."""
+    hook = _no_duplicates
+    if refs is not None:
+        add = refs.append
+
+        def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            result = _no_duplicates(pairs)
+            if "$ref" in result:
+                add(result["$ref"])
+            return result
+
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates)
+        return json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     except _DuplicateKey as dup:

@@ -25,8 +25,6 @@ class SchemaView:
     items: list[Part] = field(default_factory=list)
     additional: list[Part] = field(default_factory=list)
     ids: set[int] = field(default_factory=set)
-    entry_ids: set[int] = field(default_factory=set)
-    """The nodes among `ids` reached through a `$ref` (see `build_view_or_cut`)."""
     notes: list[str] = field(default_factory=list)
 
     def json_type(self) -> str | None:
@@ -69,11 +67,8 @@ def build_view(documents: DocumentSet, parts: list[Part], ancestors: set[int]) -
 def build_view_or_cut(documents: DocumentSet, parts: list[Part], ancestors: set[int]) -> tuple[SchemaView, bool]:
     """Merge `parts` into one view, and whether it is complete (False: the schema contains itself).
 
-    A schema contains itself when a `$ref` leads to a node that a `$ref` led to on the path above:
-    `ancestors` are the `entry_ids` of the views on the path. `view.entry_ids` holds the targets of
-    the `$ref`s followed here, the one found among `ancestors` included, so whether the view is cut
-    depends on `ancestors` only through them. (Checking only `$ref` targets is enough to end every
-    cycle: a path that never ends follows `$ref`s without end, so it meets some target twice.)
+    Either way `view.ids` holds every node looked at, the one found among `ancestors` included: the
+    outcome depends on `ancestors` only through them.
     """
     view = SchemaView()
     for node, file, pointer in parts:
@@ -86,6 +81,9 @@ def _absorb(documents: DocumentSet, view: SchemaView, node: Any, file: str, poin
             ancestors: set[int], alternative: bool) -> bool:
     if not isinstance(node, dict):
         return True  # `true`/`false` schemas and junk carry nothing
+    if id(node) in ancestors:
+        view.ids.add(id(node))
+        return False
     if id(node) in view.ids:
         return True
     view.ids.add(id(node))
@@ -95,14 +93,8 @@ def _absorb(documents: DocumentSet, view: SchemaView, node: Any, file: str, poin
         resolved = documents.follow(node["$ref"], file, pointer)
         if resolved.note is not None:
             view.notes.append(resolved.note)
-        else:
-            target = resolved.node
-            if isinstance(target, dict):
-                view.entry_ids.add(id(target))
-                if id(target) in ancestors:
-                    return False
-            if not _absorb(documents, view, target, resolved.file, resolved.pointer, ancestors, alternative):
-                return False
+        elif not _absorb(documents, view, resolved.node, resolved.file, resolved.pointer, ancestors, alternative):
+            return False
     for index, member in enumerate(_members(node, "allOf")):
         if not _absorb(documents, view, member, file, f"{pointer}/allOf/{index}", ancestors, alternative):
             return False

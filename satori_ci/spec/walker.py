@@ -44,13 +44,15 @@ _MemoKey = tuple[str, tuple[int, ...]]
 class _FieldCollector:
     """Walks response body schemas, emitting `ResponseField`s.
 
-    A schema subtree's fields depend on where it is used only through which of the `$ref` targets
-    it meets are on the path there (a schema is cut where a `$ref` leads to a node a `$ref` led to
-    on the path above: `build_view_or_cut`). So each subtree is walked once per set of its targets
-    that are ancestors, almost always the empty set, and memoized. Without this, a dense knot of
-    mutually recursive schemas (an office document model) is walked once per path through it:
-    exponentially often. A subtree's fields are counted before they are listed, so one that
-    expands past the budget fails at once.
+    A schema subtree's fields depend on where it is used only through which of the nodes it meets
+    are on the path there (a schema is cut where it would contain itself again), and of those only
+    through the ones that can be entered other than through their parent (`DocumentSet.targets`):
+    if a node on the path met again is not one of these, its parent is on the path too and is met
+    first. So each subtree is walked once per set of such nodes it meets that are ancestors, almost
+    always the empty set, and memoized. Without this, a dense knot of mutually recursive schemas
+    (an office document model) is walked once per path through it: exponentially often. A
+    subtree's fields are counted before they are listed, so one that expands past the budget
+    fails at once.
     """
 
     def __init__(self, documents: DocumentSet, title: str, out: list[ResponseField]) -> None:
@@ -59,9 +61,10 @@ class _FieldCollector:
         self.out = out
         self.visits = 0
         self._memo: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], _Tree]]]] = {}
-        """memo key -> [(the `$ref` targets met inside, {those that are ancestors: tree})]"""
+        """memo key -> [(the targets met inside, {those that are ancestors: tree})]"""
+        self._generation = documents.generation
         self._deps: set[int] = set()
-        """The `$ref` targets met inside the subtree being walked."""
+        """The targets (`DocumentSet.targets`) met inside the subtree being walked."""
 
     def body(self, key: OperationKey, operation_id: str | None, part: Part) -> None:
         tree = self._walk([part], name="", ancestors=set())
@@ -93,6 +96,10 @@ class _FieldCollector:
                          f"expand past {MAX_FIELDS:,} fields (refs nested too many times?)")
 
     def _walk(self, parts: list[Part], name: str, ancestors: set[int]) -> _Tree:
+        generation = self.documents.generation
+        if generation != self._generation:  # a document loaded since: more targets, memo void
+            self._memo.clear()
+            self._generation = generation
         memo_key = (name, tuple(id(node) for node, _, _ in parts))
         variants = self._memo.get(memo_key)
         if variants is not None:
@@ -108,6 +115,8 @@ class _FieldCollector:
         deps = frozenset(self._deps)
         self._deps = outer
         outer |= deps
+        if self.documents.generation != generation:
+            return result  # its dependencies were found with fewer targets known
         by_context = next((table for known, table in variants if known == deps), None)
         if by_context is None:
             by_context = {}
@@ -120,7 +129,7 @@ class _FieldCollector:
         if self.visits > MAX_SCHEMA_VISITS:
             raise self._too_large()
         view, complete = build_view_or_cut(self.documents, parts, ancestors)
-        self._deps |= view.entry_ids
+        self._deps |= view.ids & self.documents.targets
         if not complete:
             return _EMPTY  # the schema contains itself again on this path
         json_type = view.json_type()
@@ -131,7 +140,7 @@ class _FieldCollector:
             return (1, (("", self._field(name, json_type, view, None, file, pointer)),))
         entries: list[tuple[str, _SharedState | _Tree]] = []
         count = 0
-        ancestors |= view.entry_ids
+        ancestors |= view.ids
         try:
             if json_type == "object":
                 for prop, prop_parts in view.properties.items():
@@ -155,7 +164,7 @@ class _FieldCollector:
                         entries.append(("[]", child))
                         count += child[0]
         finally:
-            ancestors -= view.entry_ids
+            ancestors -= view.ids
         if count > MAX_FIELDS:
             raise self._too_large()
         return (count, tuple(entries))

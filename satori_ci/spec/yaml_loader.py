@@ -114,8 +114,10 @@ def _compose(data: bytes) -> Any:
 
 
 class _Constructor:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, refs: list[Any] | None = None, shared: set[int] | None = None) -> None:
         self.name = name
+        self.refs = refs
+        self.shared = shared
         self.key_lines: KeyLines = {}
         self.memo: dict[int, Any] = {}
         self.sizes: dict[int, int] = {}
@@ -135,7 +137,10 @@ class _Constructor:
             if self.expanded > MAX_EXPANDED_NODES:
                 raise self.error(SpecErrorKind.TOO_LARGE, node,
                                  f"aliases expand past {MAX_EXPANDED_NODES:,} nodes (a YAML alias bomb?)")
-            return self.memo[key]
+            shared_value = self.memo[key]
+            if self.shared is not None and isinstance(shared_value, dict | list):
+                self.shared.add(id(shared_value))  # one value at two places in the document
+            return shared_value
         before = self.expanded
         self.expanded += 1
         value: Any
@@ -184,6 +189,8 @@ class _Constructor:
                 for mkey, mval in source.items():
                     target.setdefault(mkey, mval)
         self.key_lines[id(target)] = lines
+        if self.refs is not None and "$ref" in target:
+            self.refs.append(target["$ref"])
 
     def _merge_sources(self, node: Any) -> list[dict[str, Any]]:
         built = self.build(node)
@@ -193,8 +200,13 @@ class _Constructor:
         return items
 
 
-def load_yaml(data: bytes, name: str) -> tuple[Any, KeyLines]:
-    """Parse one YAML document into JSON values and the key lines of every mapping."""
+def load_yaml(data: bytes, name: str, refs: list[Any] | None = None, shared: set[int] | None = None
+              ) -> tuple[Any, KeyLines]:
+    """Parse one YAML document into JSON values and the key lines of every mapping.
+
+    `refs` receives every `$ref` value, `shared` the ids of the mappings and lists that aliases
+    place at more than one position.
+    """
     try:
         node = _compose(data)
     except MarkedYAMLError as exc:
@@ -210,7 +222,7 @@ def load_yaml(data: bytes, name: str) -> tuple[Any, KeyLines]:
         raise SpecError(SpecErrorKind.SYNTAX, f"{where}: invalid YAML: {problem}") from None
     if node is None:
         return None, {}
-    constructor = _Constructor(name)
+    constructor = _Constructor(name, refs, shared)
     try:
         value = constructor.build(node)
     except RecursionError:

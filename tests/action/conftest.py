@@ -55,6 +55,9 @@ class PullRequest:
             }
         elif name == "push":
             payload.update({"before": self.base_sha, "after": self.head_sha})
+        elif name == "workflow_run":
+            payload["workflow_run"] = {"head_sha": self.head_sha, "pull_requests": [],
+                                       "head_repository": {"full_name": "someone/api"}}
         path = self.tmp / f"event-{name}-{fork}.json"
         path.write_text(json.dumps(payload))
         return path

@@ -99,3 +99,13 @@ def test_push_event_checks_without_commenting(pull_request: PullRequest, staging
     assert run.code == 1
     assert pull_request.github.comments_on(PR) == []
     assert "store.latitude" in run.summary
+
+
+def test_workflow_run_recipe_comments_with_explicit_pr_and_base(pull_request: PullRequest,
+                                                                 staging: StagingServer) -> None:
+    run = pull_request.run(event="workflow_run", inputs={
+        "staging-url": staging.base_url, "runner": "native", "pull-request": str(PR),
+        "base-sha": pull_request.base_sha})
+    assert run.code == 1, run.stdout + run.stderr
+    (comment,) = pull_request.github.comments_on(PR)
+    assert "store.latitude" in comment.body and "enum gained 'audiobook'" in comment.body

