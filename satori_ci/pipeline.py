@@ -58,6 +58,8 @@ class CheckOptions:
     environ: Mapping[str, str] = field(default_factory=dict)
     progress: ProgressCallback | None = None
     on_inferred: Callable[[Inferred], None] | None = None
+    on_stage: Callable[[str], None] | None = None
+    """Told what long step starts next (`running 12 requests against ...`), for a status line."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,9 @@ def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: Che
     if not target.staging_url:
         return None, "no staging URL"
     collection = build_collection(spec, oracles, target.staging_url, target.settings.null_like)
+    if options.on_stage is not None:
+        requests = sum(1 for _ in collection.items())
+        options.on_stage(f"running {requests} request(s) with {len(oracles)} oracle(s) against {target.staging_url}")
     config = RunConfig(base_url=target.staging_url, timeout_s=options.timeout_s, retries=options.retries,
                        environ=dict(options.environ), headers=target.headers)
     from satori_ci.run.native import run_native

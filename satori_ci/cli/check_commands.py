@@ -71,7 +71,9 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError(f"the staging URL must start with http:// or https://, not {url!r}")
     options = options_from(args, config, environ)
     bar = ProgressBar("inferring", enabled=not args.quiet)
-    options = replace(options, progress=bar.update)
+    show = not args.quiet and sys.stderr.isatty()
+    options = replace(options, progress=bar.update,
+                      on_stage=(lambda text: print(f"satori-ci: {text}…", file=sys.stderr)) if show else None)
     target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
                         staging_url=url, headers=headers)
     try:

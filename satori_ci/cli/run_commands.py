@@ -10,6 +10,7 @@ from typing import Any
 
 from satori_ci.cli.errors import UsageError
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
+from satori_ci.config import load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import Oracle
@@ -19,6 +20,7 @@ from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RunResult
 from satori_ci.run.outcome import RunConfig
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
+from satori_ci.spec import Spec
 
 
 def _read_text(path: str, what: str) -> str:
@@ -48,10 +50,17 @@ def _notes(notes: tuple[str, ...]) -> None:
         print(f"satori-ci: note: {note}", file=sys.stderr)
 
 
+def null_like(args: argparse.Namespace, spec: Spec) -> tuple[str, ...]:
+    """`--null-like` values, else the config file's `null_like` for this spec."""
+    if args.null_like:
+        return tuple(args.null_like)
+    return load_config(args.config).for_spec(spec.file).null_like
+
+
 def run_collection(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
     oracles = read_oracles(args.oracles)
-    collection = build_collection(spec, oracles, args.base_url, tuple(args.null_like))
+    collection = build_collection(spec, oracles, args.base_url, null_like(args, spec))
     text = collection.to_json()
     if args.out:
         _write(args.out, text)
@@ -83,7 +92,7 @@ def run_run(args: argparse.Namespace) -> int:
     oracles = read_oracles(args.oracles)
     if not args.base_url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, not {args.base_url!r}")
-    collection = build_collection(spec, oracles, args.base_url, tuple(args.null_like))
+    collection = build_collection(spec, oracles, args.base_url, null_like(args, spec))
     config = _config(args)
     if args.runner == "newman":
         from satori_ci.run.newman import run_newman
@@ -107,7 +116,7 @@ def run_verify(args: argparse.Namespace) -> int:
             raise UsageError(f"{spec.source}: no operation {method} {path}")
         choice = OperationChoice(method, path, status)
     recorded = read_responses(_read_text(args.responses, "recorded responses"), args.responses, choice)
-    result = verify_responses(spec, oracles, recorded, tuple(args.null_like))
+    result = verify_responses(spec, oracles, recorded, null_like(args, spec))
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "responses": args.responses})
     if result.violations:
         return ExitCode.VIOLATIONS
@@ -120,6 +129,8 @@ def run_verify(args: argparse.Namespace) -> int:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", metavar="SPEC", help="a file, or REV:path in git")
     parser.add_argument("--oracles", required=True, metavar="FILE", help="the reviewed oracle file")
+    parser.add_argument("--config", metavar="FILE",
+                        help="project config file for the spec's null_like (default .satori.yml when present)")
     parser.add_argument("--null-like", action="append", default=[], metavar="VALUE",
                         help="a string that stands for 'no value' in this API and is skipped on every field "
                              "(repeatable; e.g. --null-like N/A --null-like '')")

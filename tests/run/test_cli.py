@@ -136,3 +136,18 @@ def test_newman_missing_names_the_setup_command(bookshop: Bookshop, tmp_path: Pa
     monkeypatch.setenv("SATORI_NEWMAN", str(tmp_path / "nope"))
     assert main(args) == 3
     assert "npm ci" in capsys.readouterr().err
+
+
+def test_verify_reads_null_like_from_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("api.yaml").write_text(
+        "openapi: 3.0.0\ninfo: {title: T, version: '1'}\npaths:\n  /m:\n    get:\n      responses:\n"
+        "        '200':\n          description: ok\n          content:\n            application/json:\n"
+        "              schema: {type: object, properties: {Poster: {type: string, format: uri}}}\n")
+    assert main(["infer", "api.yaml", "--oracles", "o.yaml", "--quiet"]) == 0
+    Path("r.jsonl").write_text('{"method": "GET", "path": "/m", "status": "200", "body": {"Poster": "N/A"}}\n')
+    assert main(["verify", "api.yaml", "--oracles", "o.yaml", "--responses", "r.jsonl"]) == 1
+    Path(".satori.yml").write_text("specs:\n  - path: api.yaml\n    null_like: [\"N/A\"]\n")
+    capsys.readouterr()
+    assert main(["verify", "api.yaml", "--oracles", "o.yaml", "--responses", "r.jsonl"]) == 0
