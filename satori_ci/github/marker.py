@@ -1,24 +1,22 @@
 """The hidden marker that identifies the bot's sticky comment for one spec (an HTML comment).
 
-    comment_marker("openapi/api.yaml")  ->  <!-- satori-ci:sticky "openapi/api.yaml" -->
+    comment_marker("openapi/api.yaml")  ->  <!-- satori-ci:spec=openapi/api.yaml -->
 
-The key is JSON-quoted, so no marker is a substring of another one (`api.yaml` vs `v2/api.yaml`),
-and `<`, `>` and `--` are escaped so the key can never end the HTML comment early.
+One convention: the report renders the same marker as the comment's first line
+(`satori_ci.report.markdown.marker_for`), whose path is escaped so it can never end the HTML
+comment early, and no marker is a substring of another one (`api.yaml` vs `v2/api.yaml`).
 """
 
 from __future__ import annotations
 
-import json
+from satori_ci.report.markdown import marker_for
 
-MARKER_PREFIX = "<!-- satori-ci:sticky "
-MARKER_SUFFIX = " -->"
 MAX_COMMENT_CHARS = 65_536
 """GitHub refuses a comment body longer than this (422 "Body is too long")."""
 
 
 def comment_marker(key: str) -> str:
-    quoted = json.dumps(key).replace("<", "\\u003c").replace(">", "\\u003e").replace("--", "-\\u002d")
-    return f"{MARKER_PREFIX}{quoted}{MARKER_SUFFIX}"
+    return marker_for(key)
 
 
 def is_marker(text: str) -> bool:

