@@ -177,7 +177,8 @@ def main() -> int:
     print(f"errors by kind: {sum(kinds.values())}" + ("" if kinds else " (none)"))
     for kind, count in kinds.most_common():
         example = next(p for p in paths if results[p]["status"] == kind)
-        print(f"  {kind:<16} {count:5}   e.g. {rel(example)}: {results[example]['message'][:160]}")
+        message = str(results[example]["message"]).split(rel(example) + ":", 1)[-1].strip()  # without the path
+        print(f"  {kind:<16} {count:5}   e.g. {rel(example)}: {message[:160]}")
     print(f"uncaught exceptions: {len(uncaught)} (target 0: {'ok' if not uncaught else 'MISSED'})")
     for path in uncaught:
         got = results[path]
