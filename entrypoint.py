@@ -15,13 +15,13 @@ import sys
 from pathlib import Path
 
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
-from satori_ci.config import ConfigError, load_config
+from satori_ci.config import ConfigError, ProjectConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.github.comments import StickyCommenter
 from satori_ci.github.context import ActionContext
 from satori_ci.github.errors import ActionConfigError
 from satori_ci.github.inputs import Backend, CommentMode, input_value
-from satori_ci.github.outputs import append_outputs, append_summary, mask_lines, notice, redact
+from satori_ci.github.outputs import append_outputs, append_summary, mask_lines, notice, redact, warning
 from satori_ci.github.specs import select_specs
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.oracles.errors import OracleFileError
@@ -55,19 +55,19 @@ def _options(ctx: ActionContext, secrets: tuple[str, ...]) -> CheckOptions:
     return CheckOptions(backend=backend.value, llm=llm, runner=runner, environ=dict(os.environ))
 
 
-def _targets(ctx: ActionContext, specs: list[str]) -> list[SpecTarget]:
-    config = load_config(ctx.inputs.config)
-    headers = tuple((h.name, h.value) for h in ctx.inputs.staging_headers)
+def _targets(ctx: ActionContext, config: ProjectConfig, specs: list[str], secrets: tuple[str, ...]
+             ) -> list[SpecTarget]:
+    inputs = tuple((h.name, h.value) for h in ctx.inputs.staging_headers)
     out = []
     for path in specs:
         settings = config.for_spec(path)
-        url = ctx.inputs.staging_url or settings.staging_url or (
-            os.environ.get(settings.staging_url_env) if settings.staging_url_env else None)
-        extra = tuple((h, os.environ[v]) for h, v in settings.headers if v in os.environ)
+        staging = settings.staging(os.environ, ctx.inputs.staging_url, inputs)
+        for note in staging.notes:
+            say(warning(f"satori-ci: {path}: {note}"), secrets)
         out.append(SpecTarget(
             head=path, base=f"{ctx.base_sha}:{path}" if ctx.base_sha else None,
             oracle_file=default_oracle_path(path, ctx.inputs.oracles_dir or config.oracles_dir or ".satori"),
-            settings=settings, staging_url=url, headers=headers + extra,
+            settings=settings, staging_url=staging.url, headers=staging.headers,
         ))
     return out
 
@@ -121,7 +121,7 @@ def run(ctx: ActionContext) -> int:
     options = _options(ctx, secrets)
     checks: list[SpecCheck] = []
     written: list[str] = []
-    for target in _targets(ctx, specs):
+    for target in _targets(ctx, config, specs, secrets):
         outcome = check_spec(target, options)
         checks.append(outcome.check)
         if outcome.updated is not None:

@@ -23,6 +23,7 @@ Command-line flags override the file; the file overrides the defaults.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,16 @@ class Ignore:
 
 
 @dataclass(frozen=True)
+class Staging:
+    """Where one spec's oracles run, with header values read from the environment."""
+
+    url: str | None
+    headers: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+    """Header variables that are not set (those headers are not sent)."""
+
+
+@dataclass(frozen=True)
 class SpecConfig:
     path: str
     staging_url: str | None = None
@@ -64,6 +75,20 @@ class SpecConfig:
     null_like: tuple[str, ...] = ()
     skip_kinds: frozenset[OracleKind] = frozenset()
     ignore: Ignore = field(default_factory=Ignore)
+
+    def staging(self, environ: Mapping[str, str], url: str | None = None,
+                headers: tuple[tuple[str, str], ...] = ()) -> Staging:
+        """`url`/`headers` (flags, action inputs) first, then this file's, resolved from `environ`."""
+        chosen = url or self.staging_url or (environ.get(self.staging_url_env) if self.staging_url_env else None)
+        found = list(headers)
+        notes = []
+        for header, variable in self.headers:
+            value = environ.get(variable)
+            if value is None:
+                notes.append(f"{variable} is not set: the {header} header is not sent")
+            else:
+                found.append((header, value))
+        return Staging(chosen, tuple(found), tuple(notes))
 
 
 @dataclass(frozen=True)

@@ -33,22 +33,6 @@ def _spec_path(ref: str) -> str:
     return ref.partition(":")[2].removeprefix("./")
 
 
-def _staging(args: argparse.Namespace, config: ProjectConfig, spec: str, environ: dict[str, str]
-             ) -> tuple[str | None, tuple[tuple[str, str], ...], list[str]]:
-    settings = config.for_spec(spec)
-    url = args.staging_url or settings.staging_url or (
-        environ.get(settings.staging_url_env) if settings.staging_url_env else None)
-    headers: list[tuple[str, str]] = []
-    notes: list[str] = []
-    for header, variable in settings.headers:
-        value = environ.get(variable)
-        if value is None:
-            notes.append(f"{variable} is not set: the {header} header is not sent")
-        else:
-            headers.append((header, value))
-    return url, tuple(headers), notes
-
-
 def options_from(args: argparse.Namespace, config: ProjectConfig, environ: dict[str, str]) -> CheckOptions:
     backend = args.backend or config.backend or "rules"
     llm = None
@@ -66,7 +50,8 @@ def run_check(args: argparse.Namespace) -> int:
     settings = config.for_spec(spec_path)
     oracle_file = Path(args.oracles) if args.oracles else default_oracle_path(
         spec_path, config.oracles_dir or ".satori")
-    url, headers, notes = _staging(args, config, spec_path, environ)
+    staging = settings.staging(environ, args.staging_url)
+    url, headers, notes = staging.url, staging.headers, list(staging.notes)
     if url is not None and not url.startswith(("http://", "https://")):
         raise UsageError(f"the staging URL must start with http:// or https://, not {url!r}")
     options = options_from(args, config, environ)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from satori_ci.infer.interface import BackendStats, InferenceBackend, Inferred
+from satori_ci.oracles.diff import oracle_identity
 from satori_ci.oracles.file import FieldEntry, OracleFile
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import OperationKey, ResponseField
@@ -79,24 +80,18 @@ def rekey(entry: FieldEntry, field: ResponseField) -> FieldEntry:
 
 def carry_decisions(inferred: tuple[Oracle, ...], previous: FieldEntry) -> tuple[Oracle, ...]:
     """New oracles of a changed field, with the humans' earlier decisions kept and flagged for review."""
-    disabled = {(o.kind, _value_key(o.value)) for o in previous.oracles if not o.enabled and o.source != "manual"}
+    disabled = {oracle_identity(o) for o in previous.oracles if not o.enabled and o.source != "manual"}
     out: list[Oracle] = []
     seen: set[tuple[object, object]] = set()
     for oracle in inferred:
-        ident = (oracle.kind, _value_key(oracle.value))
+        ident = oracle_identity(oracle)
         seen.add(ident)
         out.append(replace(oracle, enabled=False, review=REVIEW_CHANGED) if ident in disabled else oracle)
     for oracle in previous.oracles:
-        ident = (oracle.kind, _value_key(oracle.value))
+        ident = oracle_identity(oracle)
         if (oracle.source == "manual" or not oracle.enabled) and ident not in seen:
             out.append(replace(oracle, review=REVIEW_CHANGED))
     return tuple(out)
-
-
-def _value_key(value: object) -> object:
-    if isinstance(value, tuple | list):
-        return tuple(sorted((float(v) if isinstance(v, int | float) else v for v in value), key=repr))
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def _value_key(value: object) -> object:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
 
 
-def _identity(oracle: Oracle) -> tuple[OracleKind, object]:
+def oracle_identity(oracle: Oracle) -> tuple[OracleKind, object]:
     """Oracles are the same one when kind and value match (numbers numerically, lists as sets)."""
     return (oracle.kind, _value_key(oracle.value))
 
@@ -65,8 +65,8 @@ def _diff_entry(old: FieldEntry | None, new: FieldEntry | None) -> FieldOracleDi
     before = list(old.oracles) if old else []
     after = list(new.oracles) if new else []
     changed: list[ChangedOracle] = []
-    after_ids = {_identity(o): o for o in after}
-    before_ids = {_identity(o): o for o in before}
+    after_ids = {oracle_identity(o): o for o in after}
+    before_ids = {oracle_identity(o): o for o in before}
     for ident, oracle in before_ids.items():
         twin = after_ids.get(ident)
         if twin is not None and (twin.enabled != oracle.enabled or twin.source != oracle.source):
