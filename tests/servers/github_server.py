@@ -25,10 +25,11 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.servers.loopback import LoopbackServer
 
 USER = "user"
 REPO = "repo"
@@ -109,7 +110,10 @@ class RecordedRequest:
     headers: dict[str, str]
 
 
-class FakeGitHub:
+class FakeGitHub(LoopbackServer):
+    name = "fake-github"
+    quiet_errors = False
+
     def __init__(self, *, login: str | None = "satori-bot", repository: str = "octo/api",
                  token: str | None = None) -> None:
         self.login = login
@@ -123,36 +127,12 @@ class FakeGitHub:
         self._forever: dict[str, Fault] = {}
         self._next_id = 1000
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        super().__init__()
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    def start(self) -> FakeGitHub:
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        httpd.daemon_threads = True
-        httpd.block_on_close = False
-        self._httpd = httpd
-        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github",
-                         daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
-
-    @property
-    def origin(self) -> str:
-        assert self._httpd is not None, "server not started"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _make_handler(self)
 
     @property
     def base_url(self) -> str:

@@ -21,9 +21,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers.loopback import LoopbackServer
 
 FIELD_PATH_RE = re.compile(r"The field's path in the response body is (\"(?:[^\"\\]|\\.)*\")")
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
@@ -112,7 +113,10 @@ class RecordedRequest:
 Responder = Callable[[RecordedRequest], Answer]
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackServer):
+    name = "fake-openai"
+    quiet_errors = True
+
     """The server, started by `start()` or `with`; `base_url` ends in `/v1`.
 
     Answers, in order of precedence: `responder(request)` if given; else `table[field path]`
@@ -131,44 +135,16 @@ class FakeOpenAIServer:
         self.peak_in_flight = 0
         self._lock = threading.Lock()
         self._served: dict[str, int] = {}
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__()
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    def start(self) -> FakeOpenAIServer:
-        handler = _make_handler(self)
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        httpd.daemon_threads = True
-        httpd.block_on_close = False
-        httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return int(self._httpd.server_address[1])
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _make_handler(self)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.origin}/v1"
 
     # -- answering ----------------------------------------------------------------------------
 
