@@ -192,3 +192,17 @@ def check_body(oracles: Sequence[Oracle], body: Any, null_like: Collection[str] 
             if why is not None:
                 findings.append(Finding(oracle, pointer, _clip(v), f"{name} = {truncate_json(v)} {why}"))
     return findings
+
+
+def exercised_indices(oracles: Sequence[Oracle], body: Any, null_like: Collection[str] = ()) -> tuple[int, ...]:
+    """Indices of the (enabled) oracles that met at least one value that is neither null nor null-like."""
+    nulls = frozenset(null_like)
+    out = []
+    for index, oracle in enumerate(oracles):
+        if not oracle.enabled:
+            continue
+        for _, v in locate(body, _segments(oracle.field)):
+            if not (v is None or (isinstance(v, str) and v in nulls)):
+                out.append(index)
+                break
+    return tuple(out)

@@ -17,9 +17,10 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.checker_js import CHECKER_JS
-from satori_ci.postman.samples import AuthParam, SampleRequest, auth_entry, auth_params, describe, sample_requests
-from satori_ci.postman.script import CHECKER_VARIABLE, build_test_script
+from satori_ci.plan.model import PlannedOperation, RequestPlan, Skip
+from satori_ci.plan.samples import AuthParam, SampleRequest, auth_entry, auth_params, describe, sample_requests
+from satori_ci.postman.checker_js import CHECKER_JS, segments_json
+from satori_ci.postman.script import CHECKER_VARIABLE, build_prerequest_script, build_test_script
 from satori_ci.spec.model import Operation, OperationKey, Spec
 from satori_ci.spec.paths import FieldPathError, parse
 
@@ -38,6 +39,21 @@ class PathPart:
 
     text: str
     variable: str | None = None
+
+
+@dataclass(frozen=True)
+class HarvestStep:
+    """After a 2XX JSON response: fill the slots of a consumer's chain (see `satori_ci.plan.model.Chain`)."""
+
+    target: str
+    paths: tuple[str, ...]
+    limit: int
+    carry: tuple[str, ...]
+    """This request's own values (templates) of the parameters the consumer carries over, in slot order."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target, "paths": [segments_json(p) for p in self.paths], "limit": self.limit,
+                "carry": list(self.carry)}
 
 
 @dataclass(frozen=True)
@@ -63,6 +79,12 @@ class RequestItem:
     extra_headers: tuple[tuple[str, str], ...] = ()
     """Headers added by the runner for every request (values are `{{variable}}` references); they replace
     headers of the same name."""
+    requires: tuple[str, ...] = ()
+    """Chain variables that must be set (by earlier responses) for this request to be sent."""
+    skip_reason: str = ""
+    """Why it is not sent when one of `requires` is unset."""
+    harvests: tuple[HarvestStep, ...] = ()
+    prerequest: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -81,8 +103,9 @@ class RequestItem:
     def url(self, base_url: str, variables: Mapping[str, str] | None = None) -> str:
         """The URL the request goes to (what Postman sends once `{{baseUrl}}` and the variables are set)."""
         values = dict(self.sample.path_params)
-        path = "/".join(values.get(p.variable, "") if p.variable else p.text for p in self.parts)
-        query = [*self.sample.query, *self._auth_query(variables or {})]
+        known = variables or {}
+        path = "/".join(substitute(values.get(p.variable, ""), known) if p.variable else p.text for p in self.parts)
+        query = [*self.sample.query, *self._auth_query(known)]
         text = base_url.rstrip("/") + ("/" + path if self.parts else "")
         return text + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
 
@@ -136,13 +159,11 @@ class RequestItem:
         }
         if self.sample.body is not None:
             request["body"] = {"mode": "raw", "raw": self.sample.body, "options": {"raw": {"language": "json"}}}
-        return {
-            "id": self.id,
-            "name": self.name,
-            "request": request,
-            "response": [],
-            "event": [{"listen": "test", "script": {"type": "text/javascript", "exec": list(self.script)}}],
-        }
+        events = [{"listen": "test", "script": {"type": "text/javascript", "exec": list(self.script)}}]
+        if self.prerequest:
+            events.insert(0, {"listen": "prerequest", "script": {"type": "text/javascript",
+                                                                 "exec": list(self.prerequest)}})
+        return {"id": self.id, "name": self.name, "request": request, "response": [], "event": events}
 
 
 @dataclass(frozen=True)
@@ -170,6 +191,10 @@ class Collection:
     folders: tuple[Folder, ...]
     notes: tuple[str, ...] = ()
     """What could not be put in the collection (oracles without an operation, unsupported auth...)."""
+    skipped: tuple[Skip, ...] = ()
+    """Operations the plan does not send, and why."""
+    oracle_counts: tuple[tuple[str, int], ...] = ()
+    """`METHOD /path` -> enabled oracles, for every operation with oracles (sent or not)."""
 
     def items(self) -> Iterator[RequestItem]:
         for folder in self.folders:
@@ -190,7 +215,7 @@ class Collection:
         """A collection of copies of some requests, each under a new id: (original id, new id) pairs."""
         by_id = {i.id: i for i in self.items()}
         chosen = [replace(by_id[old], id=new) for old, new in copies]
-        return replace(self, folders=(Folder("retry", "", tuple(chosen)),), notes=())
+        return replace(self, folders=(Folder("retry", "", tuple(chosen)),), notes=(), skipped=())
 
     def with_headers(self, headers: Sequence[tuple[str, str]]) -> Collection:
         """Every request also sends these (header, `{{variable}}` template) pairs, replacing same-named ones."""
@@ -213,7 +238,9 @@ class Collection:
                 seen.update(i.id for i in items)
                 folders.append(replace(folder, items=items))
         return replace(self, name=name or self.name, folders=tuple(folders),
-                       notes=tuple(n for c in everything for n in c.notes))
+                       notes=tuple(n for c in everything for n in c.notes),
+                       skipped=tuple(k for c in everything for k in c.skipped),
+                       oracle_counts=tuple(k for c in everything for k in c.oracle_counts))
 
     def to_dict(self) -> dict[str, Any]:
         variables: list[dict[str, Any]] = [
@@ -291,9 +318,38 @@ def _item_id(title: str, operation: Operation, index: int) -> str:
     return str(uuid.uuid5(_ID_NAMESPACE, seed))
 
 
+def _harvest_steps(planned: PlannedOperation | None, sample: SampleRequest) -> tuple[HarvestStep, ...]:
+    if planned is None:
+        return ()
+    own = dict(sample.path_params)
+    return tuple(HarvestStep(h.chain.target, h.paths, h.chain.limit, tuple(own.get(theirs, "") for _, theirs in h.carry))
+                 for h in planned.harvests)
+
+
+def _samples(spec: Spec, operation: Operation, planned: PlannedOperation | None
+             ) -> list[tuple[SampleRequest, tuple[str, ...], str]]:
+    """(request, variables it requires, why it is not sent without them) for every request of the operation."""
+    if planned is None:
+        return [(sample, (), "") for sample in sample_requests(spec, operation)]
+    values = dict(planned.values)
+    chain = planned.chain
+    if chain is None:
+        return [(sample, (), "") for sample in sample_requests(spec, operation, values)]
+    out = []
+    for slot in range(chain.limit):
+        names = tuple(chain.variable(slot, i) for i in range(len(chain.params)))
+        chained = {p: "{{" + n + "}}" for p, n in zip(chain.params, names, strict=True)}
+        sample = sample_requests(spec, operation, values, chained)[0]
+        reason = (f"no input for {{{chain.params[-1]}}}: {chain.producer} gave no value" if slot == 0 else
+                  f"{chain.producer} gave fewer than {slot + 1} values")
+        out.append((sample, names, reason))
+    return out
+
+
 def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None = None,
-                     null_like: Sequence[str] = ()) -> Collection:
-    """The collection for every operation with a 2XX JSON response; only enabled oracles are asserted."""
+                     null_like: Sequence[str] = (), plan: RequestPlan | None = None) -> Collection:
+    """The collection for the operations the plan sends (without a plan: every operation with a 2XX JSON
+    response, in spec order); only enabled oracles are asserted."""
     by_operation: dict[tuple[str, str], dict[str, list[Oracle]]] = {}
     notes: list[str] = []
     for oracle in oracles:
@@ -306,9 +362,17 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
             continue
         key = (oracle.operation.method, oracle.operation.path)
         by_operation.setdefault(key, {}).setdefault(oracle.operation.status, []).append(oracle)
+    counts = tuple((f"{m} {p}", sum(len(v) for v in found.values()))
+                   for (m, p), found in by_operation.items())
     folders: list[Folder] = []
     nulls = tuple(null_like)
+    planned_by_key = {(p.operation.method, p.operation.path): p for p in plan.operations} if plan else {}
+    operations = [p.operation for p in plan.operations] if plan else list(spec.operations)
+    skipped_keys = {(k.method, k.path) for k in plan.skipped} if plan else set()
     for operation in spec.operations:
+        if (operation.method, operation.path) in skipped_keys:
+            by_operation.pop((operation.method, operation.path), None)
+    for operation in operations:
         found = by_operation.pop((operation.method, operation.path), {})
         if not operation.statuses:
             if found:
@@ -322,26 +386,32 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
         auth, auth_notes = auth_params(spec, operation)
         notes.extend(f"{operation.method} {operation.path}: {n}" for n in auth_notes)
         label = f"{operation.method} {operation.path}"
-        script = build_test_script(label, operation.statuses, dict(by_status), nulls)
         parts = path_parts(operation.path)
-        items = tuple(
-            RequestItem(
+        planned = planned_by_key.get((operation.method, operation.path))
+        items = []
+        for k, (sample, requires, reason) in enumerate(_samples(spec, operation, planned)):
+            steps = _harvest_steps(planned, sample)
+            script = build_test_script(label, operation.statuses, dict(by_status), nulls,
+                                       [h.to_json() for h in steps], requires)
+            items.append(RequestItem(
                 id=_item_id(spec.title, operation, k), name=_item_name(operation, sample), method=operation.method,
                 path=operation.path, operation_id=operation.operation_id, statuses=operation.statuses,
                 oracles=tuple(by_status.items()), sample=sample, parts=_fill_inline(parts, sample), auth=auth,
-                null_like=nulls, script=script,
-            )
-            for k, sample in enumerate(sample_requests(spec, operation))
-        )
+                null_like=nulls, script=script, requires=requires, skip_reason=reason, harvests=steps,
+                prerequest=build_prerequest_script(requires, reason) if requires else (),
+            ))
         description = "\n\n".join(x for x in (operation.summary, operation.operation_id and
                                               f"operationId: {operation.operation_id}") if x)
-        folders.append(Folder(label, description, items))
+        folders.append(Folder(label, description, tuple(items)))
+    in_spec = {(o.method, o.path) for o in spec.operations}
     for (method, path), left in sorted(by_operation.items()):
-        notes.append(f"{method} {path}: not in the spec; its {sum(len(v) for v in left.values())} oracle(s) "
+        where = "no 2XX JSON response in the spec" if (method, path) in in_spec else "not in the spec"
+        notes.append(f"{method} {path}: {where}; its {sum(len(v) for v in left.values())} oracle(s) "
                      "are not checked")
     base = base_url or next((s for s in spec.servers if s.startswith(("http://", "https://"))), DEFAULT_BASE_URL)
     description = (f"Generated by satori-ci from {spec.source}: sample requests and the enabled oracles of "
                    "its oracle file. Set baseUrl to the server under test; credentials come from "
                    "SATORI_AUTH_* environment variables at run time.")
     return Collection(name=f"{spec.title or spec.source} (satori-ci)", description=description,
-                      base_url=base.rstrip("/"), null_like=nulls, folders=tuple(folders), notes=tuple(notes))
+                      base_url=base.rstrip("/"), null_like=nulls, folders=tuple(folders), notes=tuple(notes),
+                      skipped=plan.skipped if plan else (), oracle_counts=counts)

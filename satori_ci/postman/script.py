@@ -114,10 +114,36 @@ if (statusOk) {
 }
 
 var findings = statusOk && isJson ? satori.checkBody(oracles, body, nullLike) : [];
+var exercised = statusOk && isJson ? satori.exercised(oracles, body, nullLike) : [];
 var whereAmI = { item: pm.info.requestId, iteration: pm.info.iteration };
+var used = {};
+requires.forEach(function (name) { used[name] = pm.variables.get(name); });
 console.log(PREFIX + JSON.stringify({
-  item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, findings: findings.length
+  item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, findings: findings.length,
+  exercised: exercised, vars: used
 }));
+// Chaining: values of this response fill the slots of the requests that need them (producer -> consumer).
+if (statusOk && isJson && code >= 200 && code < 300) {
+  harvests.forEach(function (h) {
+    var count = Number(pm.collectionVariables.get(h.target + '_n') || 0);
+    var carried = h.carry.map(function (t) { return pm.variables.replaceIn(t); });
+    var slots = [];
+    for (var k = 0; k < count; k++) {
+      var slot = [];
+      for (var i = 0; i <= carried.length; i++) slot.push(pm.collectionVariables.get(h.target + '_' + k + '_' + i));
+      slots.push(JSON.stringify(slot));
+    }
+    satori.harvest(body, h.paths, 100).forEach(function (v) {
+      if (count >= h.limit) return;
+      var values = carried.concat([v]);
+      if (slots.indexOf(JSON.stringify(values)) >= 0) return;
+      values.forEach(function (x, i) { pm.collectionVariables.set(h.target + '_' + count + '_' + i, x); });
+      slots.push(JSON.stringify(values));
+      count += 1;
+    });
+    pm.collectionVariables.set(h.target + '_n', String(count));
+  });
+}
 for (var start = 0; start < findings.length; start += PER_LINE) {
   console.log(PREFIX + JSON.stringify({
     item: whereAmI.item,
@@ -150,8 +176,24 @@ shown.forEach(function (oracle, index) {
 """
 
 
+def build_prerequest_script(requires: Sequence[str], reason: str) -> tuple[str, ...]:
+    """A pre-request script that skips the request (and says why) while a chain variable it needs is unset."""
+    return (
+        "// satori-ci: this request takes values from an earlier response; without them it is not sent.",
+        f"var PREFIX = {js_literal(RESULT_PREFIX)};",
+        f"var requires = {js_literal(list(requires))};",
+        "var missing = requires.filter(function (name) { return !pm.variables.has(name); });",
+        "if (missing.length) {",
+        "  console.log(PREFIX + JSON.stringify({ item: pm.info.requestId, iteration: pm.info.iteration, "
+        f"skipped: {js_literal(reason)} }}));",
+        "  pm.execution.skipRequest();",
+        "}",
+    )
+
+
 def build_test_script(operation_label: str, statuses: Sequence[str], by_status: dict[str, Sequence[Oracle]],
-                null_like: Sequence[str]) -> tuple[str, ...]:
+                      null_like: Sequence[str], harvests: Sequence[dict[str, Any]] = (),
+                      requires: Sequence[str] = ()) -> tuple[str, ...]:
     """The lines of a request's test script (Postman's `exec`)."""
     head = [
         "// satori-ci: checks this response against the oracles of its operation.",
@@ -165,6 +207,8 @@ def build_test_script(operation_label: str, statuses: Sequence[str], by_status: 
         f"var operation = {js_literal(operation_label)};",
         f"var expectedStatuses = {js_literal(list(statuses))};",
         f"var nullLike = {js_literal(list(null_like))};",
+        f"var harvests = {js_literal(list(harvests))};",
+        f"var requires = {js_literal(list(requires))};",
         *_oracle_block(by_status),
     ]
     return (*head, *_BODY.strip("\n").split("\n"))

@@ -8,7 +8,10 @@ from typing import Any
 
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.model import Oracle
+from satori_ci.plan.model import Skip
 from satori_ci.spec.model import OperationKey
+
+AUTH_STATUSES = frozenset({401, 403})
 
 
 @dataclass(frozen=True, order=True)
@@ -53,7 +56,40 @@ class ProblemKind(StrEnum):
     TIMEOUT = "timeout"
     TLS = "tls"
     SERVER_ERROR = "server_error"
-    """A 5XX status."""
+    """A 5XX status (reported as a `ServerError` finding, not as an infrastructure problem)."""
+
+
+@dataclass(frozen=True)
+class ServerError:
+    """A 5XX answer: a finding about the API (its request is what to replay), not a reachability problem."""
+
+    request: RequestRef
+    status: int
+    attempts: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "attempts": self.attempts, "request": _request_dict(self.request)}
+
+
+@dataclass(frozen=True)
+class OperationCoverage:
+    """What one operation's run checked: requests sent, 2XX JSON responses checked, oracles exercised."""
+
+    method: str
+    path: str
+    sent: int
+    checked: int
+    exercised: int
+    """Enabled oracles that met at least one non-null value."""
+    enabled: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} {self.path}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "path": self.path, "sent": self.sent, "checked": self.checked,
+                "oracles_exercised": self.exercised, "oracles_enabled": self.enabled}
 
 
 @dataclass(frozen=True)
@@ -105,13 +141,60 @@ class RunResult:
     unchecked: tuple[ResponseProblem, ...] = ()
     seconds: float = 0.0
     notes: tuple[str, ...] = field(default=())
+    server_errors: tuple[ServerError, ...] = ()
+    skipped: tuple[Skip, ...] = ()
+    """Operations not sent (by the plan, or at run time for want of a chained value), and why."""
+    coverage: tuple[OperationCoverage, ...] = ()
+    denied: int = 0
+    """Responses with 401 or 403."""
+    headers_sent: tuple[str, ...] = ()
+    """Names of the credential and configured headers the requests carried (never their values)."""
+    min_exercised: int = 1
+    """Fewer enabled oracles exercised than this (when there are any) and the run proves nothing: exit 3."""
+    fail_on_server_errors: bool = True
+
+    @property
+    def oracles_enabled(self) -> int:
+        return sum(c.enabled for c in self.coverage)
+
+    @property
+    def oracles_exercised(self) -> int:
+        return sum(c.exercised for c in self.coverage)
+
+    @property
+    def auth_failure(self) -> str | None:
+        """One line when most answers were 401/403: a failed login must not look like a pass."""
+        answered = self.requests - len(self.infrastructure)
+        if not self.denied or self.denied * 2 <= answered:
+            return None
+        names = ", ".join(self.headers_sent) if self.headers_sent else "none"
+        return (f"authentication failed: {self.denied} of {answered} requests got 401/403 "
+                f"(credential headers sent: {names})")
+
+    @property
+    def nothing_checked(self) -> str | None:
+        """One line when the run proves nothing: no (or too few) enabled oracles met a value."""
+        enabled, exercised = self.oracles_enabled, self.oracles_exercised
+        if enabled == 0 or exercised >= min(self.min_exercised, enabled):
+            return None
+        if exercised == 0:
+            return (f"nothing was checked: none of the {enabled} enabled oracles met a value "
+                    f"({self.checked} of {self.requests} responses checked)")
+        return f"only {exercised} of {enabled} enabled oracles were exercised (at least {self.min_exercised} asked)"
+
+    @property
+    def failing_server_errors(self) -> tuple[ServerError, ...]:
+        return self.server_errors if self.fail_on_server_errors else ()
 
     @property
     def exit_code(self) -> ExitCode:
-        """1 for violations; else 3 when the server could not be asked or no response could be checked."""
-        if self.violations:
+        """1 for violations (and server errors); 3 when the server could not be asked, refused the credentials,
+        or no enabled oracle was exercised."""
+        if self.violations or self.failing_server_errors:
             return ExitCode.VIOLATIONS
-        if self.infrastructure or (self.requests and not self.checked):
+        if self.infrastructure or self.auth_failure or (self.requests and not self.checked):
+            return ExitCode.INFRASTRUCTURE
+        if self.nothing_checked:
             return ExitCode.INFRASTRUCTURE
         return ExitCode.OK
 
@@ -122,7 +205,14 @@ class RunResult:
             "checked": self.checked,
             "seconds": round(self.seconds, 3),
             "exit_code": int(self.exit_code),
+            "oracles_enabled": self.oracles_enabled,
+            "oracles_exercised": self.oracles_exercised,
+            "auth_failure": self.auth_failure,
+            "nothing_checked": self.nothing_checked,
             "violations": [v.to_dict() for v in self.violations],
+            "server_errors": [e.to_dict() for e in self.server_errors],
+            "not_sent": [k.to_dict() for k in self.skipped],
+            "operations": [c.to_dict() for c in self.coverage],
             "infrastructure": [p.to_dict() for p in self.infrastructure],
             "unchecked": [p.to_dict() for p in self.unchecked],
             "notes": list(self.notes),

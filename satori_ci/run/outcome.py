@@ -13,17 +13,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from satori_ci.oracles.check import check_body, truncate_json
+from satori_ci.oracles.check import check_body, exercised_indices, truncate_json
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.collection import Collection, RequestItem
-from satori_ci.postman.samples import encode
+from satori_ci.plan.harvest import MOST, harvest
+from satori_ci.plan.model import Skip, SkipKind
+from satori_ci.plan.samples import encode
+from satori_ci.postman.collection import Collection, RequestItem, substitute
 from satori_ci.run.model import (
+    AUTH_STATUSES,
     InfraProblem,
+    OperationCoverage,
     ProblemKind,
     RequestRef,
     ResponseProblem,
     ResponseProblemKind,
     RunResult,
+    ServerError,
     Violation,
 )
 
@@ -38,7 +43,8 @@ class RunConfig:
     base_url: str
     timeout_s: float = 30.0
     retries: int = 2
-    """Extra attempts for a request that met an infrastructure problem (connection, timeout, TLS, 5XX)."""
+    """Extra attempts for a request that met an infrastructure problem (connection, timeout, TLS); a 5XX
+    answer is tried once more at most."""
     backoff_s: float = 1.0
     """Wait before retry n: backoff_s * n."""
     iterations: int = 1
@@ -50,6 +56,8 @@ class RunConfig:
     """(header, value) sent with every request (e.g. a staging token from the config file); they replace
     the collection's headers of the same name and, like credentials, are never written into a file that
     outlives the run."""
+    min_exercised: int = 1
+    fail_on_server_errors: bool = True
 
 
 @dataclass(frozen=True)
@@ -70,10 +78,18 @@ class Exchange:
     status: int | None = None
     is_json: bool = False
     findings: tuple[FindingLine, ...] = ()
+    exercised: tuple[int, ...] = ()
+    """Indices of the oracles (of the response's status) that met a non-null value."""
+    skipped: str | None = None
+    """Not sent: a chained value it needs was not harvested (the reason)."""
+    used: tuple[tuple[str, str], ...] = ()
+    """The chain variables the request was sent with (for its reference: the URL as sent)."""
 
-    @property
-    def retryable(self) -> bool:
-        return self.problem is not None or (self.status is not None and self.status >= 500)
+    def retryable(self, attempts: int, retries: int) -> bool:
+        """Whether to try again after `attempts`: infrastructure problems up to `retries` times, a 5XX once."""
+        if self.problem is not None:
+            return attempts <= retries
+        return self.status is not None and self.status >= 500 and attempts < 2 and retries > 0
 
 
 def base_url_of(config: RunConfig) -> str:
@@ -146,6 +162,26 @@ def parse_json(text: str) -> tuple[bool, Any]:
         return False, None
 
 
+def apply_harvests(item: RequestItem, body: Any, chain: dict[str, str]) -> None:
+    """Fill the chain slots this response feeds (the Python twin of the test script's harvest block)."""
+    for step in item.harvests:
+        count = int(chain.get(step.target + "_n", "0"))
+        carried = [substitute(t, chain) for t in step.carry]
+        width = len(carried) + 1
+        slots = {tuple(chain.get(f"{step.target}_{k}_{i}") for i in range(width)) for k in range(count)}
+        for value in harvest(body, step.paths, MOST):
+            if count >= step.limit:
+                break
+            values = (*carried, value)
+            if values in slots:
+                continue
+            for i, x in enumerate(values):
+                chain[f"{step.target}_{count}_{i}"] = x
+            slots.add(values)
+            count += 1
+        chain[step.target + "_n"] = str(count)
+
+
 def findings_of(oracles: Sequence[Oracle], body: Any, null_like: Sequence[str]) -> tuple[FindingLine, ...]:
     """The Python checker's findings in the form the test scripts report them."""
     index = {id(o): i for i, o in enumerate(oracles)}
@@ -156,16 +192,40 @@ def findings_of(oracles: Sequence[Oracle], body: Any, null_like: Sequence[str]) 
 class Tally:
     """Collects the final exchange of every request into a `RunResult`."""
 
-    def __init__(self, runner: str) -> None:
+    def __init__(self, runner: str, collection: Collection | None = None, config: RunConfig | None = None) -> None:
         self.runner = runner
         self.requests = 0
         self.checked = 0
+        self.denied = 0
         self.violations: list[Violation] = []
         self.infrastructure: list[InfraProblem] = []
         self.unchecked: list[ResponseProblem] = []
+        self.server_errors: list[ServerError] = []
+        self.config = config
+        self.enabled: dict[str, int] = dict(collection.oracle_counts) if collection is not None else {}
+        self.sent: dict[str, int] = {}
+        self.checked_by_op: dict[str, int] = {}
+        self.exercised: dict[str, set[tuple[str, int]]] = {}
+        self.runtime_skips: dict[str, str] = {}
+        self.order: list[str] = []
+        self.headers: tuple[str, ...] = _credential_headers(collection, config)
+
+    def _seen(self, item: RequestItem) -> str:
+        label = item.label
+        if label not in self.sent:
+            self.sent[label] = 0
+            self.checked_by_op[label] = 0
+            self.exercised[label] = set()
+            self.order.append(label)
+        return label
 
     def add(self, item: RequestItem, ref: RequestRef, exchange: Exchange, attempts: int = 1) -> None:
+        label = self._seen(item)
+        if exchange.skipped is not None:
+            self.runtime_skips.setdefault(label, exchange.skipped)
+            return
         self.requests += 1
+        self.sent[label] += 1
         status = exchange.status
         if exchange.problem is not None:
             self.infrastructure.append(InfraProblem(ref, exchange.problem, exchange.detail, attempts))
@@ -173,8 +233,10 @@ class Tally:
             self.infrastructure.append(InfraProblem(ref, ProblemKind.CONNECTION, exchange.detail or "no response",
                                                     attempts))
         elif status >= 500:
-            self.infrastructure.append(InfraProblem(ref, ProblemKind.SERVER_ERROR, f"HTTP {status}", attempts))
+            self.server_errors.append(ServerError(ref, status, attempts))
         elif item.status_key(status) is None:
+            if status in AUTH_STATUSES:
+                self.denied += 1
             expected = " or ".join(item.statuses)
             self.unchecked.append(ResponseProblem(ref, ResponseProblemKind.UNEXPECTED_STATUS, status,
                                                   f"HTTP {status}, expected {expected}"))
@@ -183,18 +245,58 @@ class Tally:
                                                   exchange.detail or "the body is not JSON"))
         else:
             self.checked += 1
+            self.checked_by_op[label] += 1
             key = item.status_key(status) or str(status)
+            self.exercised[label].update((key, i) for i in exchange.exercised)
             oracles = item.oracles_for(key)
             operation = item.operation_key(key)
             for f in exchange.findings:
                 oracle = oracles[f.index]
                 self.violations.append(Violation(operation, oracle.field, oracle, f.pointer, f.value, f.message, ref))
 
-    def result(self, seconds: float, notes: Sequence[str] = ()) -> RunResult:
+    def _skipped(self, collection_skips: Sequence[Skip]) -> tuple[Skip, ...]:
+        out = list(collection_skips)
+        for label, reason in self.runtime_skips.items():
+            if self.sent.get(label):
+                continue
+            method, _, path = label.partition(" ")
+            out.append(Skip(method, path, SkipKind.NO_INPUT, reason))
+        return tuple(out)
+
+    def _coverage(self, collection_skips: Sequence[Skip]) -> tuple[OperationCoverage, ...]:
+        labels = [*self.order, *(k.label for k in collection_skips if k.label not in self.sent)]
+        labels.extend(label for label in self.enabled if label not in labels)
+        out = []
+        for label in labels:
+            method, _, path = label.partition(" ")
+            out.append(OperationCoverage(method, path, self.sent.get(label, 0), self.checked_by_op.get(label, 0),
+                                         len(self.exercised.get(label, ())), self.enabled.get(label, 0)))
+        return tuple(out)
+
+    def result(self, seconds: float, notes: Sequence[str] = (), collection: Collection | None = None) -> RunResult:
+        skips = collection.skipped if collection is not None else ()
+        config = self.config
         return RunResult(self.runner, self.requests, self.checked, tuple(self.violations),
-                         tuple(self.infrastructure), tuple(self.unchecked), seconds, tuple(notes))
+                         tuple(self.infrastructure), tuple(self.unchecked), seconds, tuple(notes),
+                         server_errors=tuple(self.server_errors), skipped=self._skipped(skips),
+                         coverage=self._coverage(skips), denied=self.denied, headers_sent=self.headers,
+                         min_exercised=config.min_exercised if config else 1,
+                         fail_on_server_errors=config.fail_on_server_errors if config else True)
 
 
-def request_ref(item: RequestItem, iteration: int, base_url: str) -> RequestRef:
-    """The reference a result carries: never the credentials (auth query values are left as variables)."""
-    return RequestRef(item.id, iteration, item.method, item.url(base_url), item.name)
+def _credential_headers(collection: Collection | None, config: RunConfig | None) -> tuple[str, ...]:
+    names: dict[str, None] = {}
+    if collection is not None:
+        for param in collection.auth_variables:
+            if config is None or config.environ.get(param.variable):
+                names.setdefault(f"{param.name} ({param.location})" if param.location != "header" else param.name)
+    if config is not None:
+        for header, _ in config.headers:
+            names.setdefault(header)
+    return tuple(names)
+
+
+def request_ref(item: RequestItem, iteration: int, base_url: str, used: Sequence[tuple[str, str]] = ()) -> RequestRef:
+    """The reference a result carries: never the credentials (auth query values are left as variables); chain
+    values are filled in, so the URL is the one sent."""
+    return RequestRef(item.id, iteration, item.method, item.url(base_url, dict(used)), item.name)

@@ -34,7 +34,7 @@ from satori_ci.demo_staging import (
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.check import check_body, truncate_json
 from satori_ci.postman.collection import Collection, RequestItem, build_collection
-from satori_ci.postman.samples import encode
+from satori_ci.plan.samples import encode
 from satori_ci.run.model import ProblemKind, ResponseProblemKind, RunResult, Violation
 from satori_ci.run.native import run_native
 from satori_ci.run.newman import NewmanReport, run_newman

@@ -311,8 +311,62 @@
     return findings;
   }
 
+  // Indices of the oracles that met at least one value that is not null (nor null-like): they were exercised.
+  function exercised(oracles, body, nullLike) {
+    var nulls = nullLike || [];
+    var out = [];
+    oracles.forEach(function (o, index) {
+      if (o.enabled === false) return;
+      var hits = locate(body, o.segments, 0, '', []);
+      for (var i = 0; i < hits.length; i++) {
+        var v = hits[i][1];
+        if (!(v === null || v === undefined || isNullLike(v, nulls))) {
+          out.push(index);
+          return;
+        }
+      }
+    });
+    return out;
+  }
+
+  // A value as one percent-encoded path segment: everything but A-Z a-z 0-9 - . _ ~ encoded (Python's quote).
+  function encodeSegment(s) {
+    return encodeURIComponent(s).replace(/[!'()*]/g, function (c) {
+      return '%' + c.charCodeAt(0).toString(16).toUpperCase();
+    });
+  }
+
+  // The distinct identifiers (non-empty strings, numbers) at the first of the paths that reaches any, encoded
+  // as path segments, in document order, at most most.
+  function harvest(body, paths, most) {
+    for (var p = 0; p < paths.length; p++) {
+      var out = [];
+      var seen = {};
+      var hits = locate(body, paths[p], 0, '', []);
+      for (var i = 0; i < hits.length && out.length < most; i++) {
+        var v = hits[i][1];
+        var text = typeof v === 'string' ? v : (isNumber(v) ? toJson(v) : null);
+        if (text === null || text === '') continue;
+        var encoded;
+        try {
+          encoded = encodeSegment(text);
+        } catch (e) {
+          continue;
+        }
+        if (has(seen, encoded)) continue;
+        seen[encoded] = true;
+        out.push(encoded);
+      }
+      if (out.length) return out;
+    }
+    return [];
+  }
+
   return {
     checkBody: checkBody,
+    exercised: exercised,
+    harvest: harvest,
+    encodeSegment: encodeSegment,
     holds: holds,
     isUrl: isUrl,
     isNumeric: isNumeric,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -72,6 +72,8 @@ class SampleRequest:
     body: str | None
     """The raw JSON body text, or None."""
     media_type: str | None
+    placeholders: tuple[str, ...] = ()
+    """Path parameters that carry a typed placeholder (no value from the config, a chain or the spec)."""
 
     def path(self, template: str) -> str:
         """The template with the (encoded) path values in place."""
@@ -275,17 +277,29 @@ class _Input:
     name: str
     location: str
     candidates: tuple[Any, ...]
+    placeholder: bool = False
+    """The value is a typed placeholder: nothing in the config, a chain or the spec gave one."""
+    raw: bool = False
+    """The candidates are sent as they are (a `{{variable}}` of a chain), not encoded."""
 
 
-def _parameter_inputs(spec: Spec, operation: Operation) -> list[_Input]:
+def _parameter_inputs(spec: Spec, operation: Operation, values: Mapping[str, str],
+                      chained: Mapping[str, str]) -> list[_Input]:
     inputs: list[_Input] = []
     for param in operation.parameters:
         if param.location not in ("path", "query", "header", "cookie"):
             continue
         if param.location == "header" and param.name.lower() in _SKIPPED_HEADERS:
             continue
+        if param.location == "path" and param.name in chained:
+            inputs.append(_Input(param.name, param.location, (chained[param.name],), raw=True))
+            continue
+        if param.name in values:
+            inputs.append(_Input(param.name, param.location, (values[param.name],)))
+            continue
         schema = _resolve(spec, param.schema)
         candidates = _dedupe(([param.example] if param.example is not None else []) + explicit_examples(schema))
+        is_placeholder = False
         if not candidates:
             has_fallback, value = _fallback(schema)
             if schema.get("default") is not None:
@@ -294,9 +308,10 @@ def _parameter_inputs(spec: Spec, operation: Operation) -> list[_Input]:
                 continue  # optional, and the spec suggests no value
             else:
                 candidates = [value] if has_fallback else [placeholder(spec, schema)]
+                is_placeholder = not has_fallback
         if param.location == "header":
             candidates = [c for c in candidates if _header_safe(c)] or [placeholder(spec, schema)]
-        inputs.append(_Input(param.name, param.location, tuple(candidates)))
+        inputs.append(_Input(param.name, param.location, tuple(candidates), is_placeholder))
     return inputs
 
 
@@ -332,7 +347,7 @@ def _query_pairs(name: str, value: Any, swagger: bool) -> list[tuple[str, str]]:
 # -- request bodies --------------------------------------------------------------------------------
 
 
-def _raw_operation(spec: Spec, operation: Operation) -> dict[str, Any]:
+def raw_operation(spec: Spec, operation: Operation) -> dict[str, Any]:
     """The operation object as written in the spec (for media-level examples and `security`)."""
     documents = spec.documents
     if documents is None:
@@ -411,7 +426,7 @@ def _security_schemes(spec: Spec) -> dict[str, Any]:
 def auth_params(spec: Spec, operation: Operation) -> tuple[tuple[AuthParam, ...], tuple[str, ...]]:
     """The credentials the operation's first supported security requirement needs, and notes on the rest."""
     root = spec.documents.root() if spec.documents is not None else None
-    raw_op = _raw_operation(spec, operation)
+    raw_op = raw_operation(spec, operation)
     requirements = raw_op.get("security", root.get("security") if isinstance(root, dict) else None)
     if not isinstance(requirements, list) or not requirements:
         return (), ()
@@ -464,10 +479,15 @@ def auth_entry(param: AuthParam) -> tuple[str, str]:
 # -- requests --------------------------------------------------------------------------------------
 
 
-def sample_requests(spec: Spec, operation: Operation) -> tuple[SampleRequest, ...]:
-    """One request per explicit example of the most exemplified input (at least one, at most MAX_VARIANTS)."""
-    raw_op = _raw_operation(spec, operation)
-    inputs = _parameter_inputs(spec, operation)
+def sample_requests(spec: Spec, operation: Operation, values: Mapping[str, str] | None = None,
+                    chained: Mapping[str, str] | None = None) -> tuple[SampleRequest, ...]:
+    """One request per explicit example of the most exemplified input (at least one, at most MAX_VARIANTS).
+
+    `values` (parameter name -> text, from the config) replace the spec's suggestions; `chained` (path
+    parameter -> `{{variable}}`) are filled at run time from earlier responses and sent as they are.
+    """
+    raw_op = raw_operation(spec, operation)
+    inputs = _parameter_inputs(spec, operation, values or {}, chained or {})
     bodies = _body_candidates(spec, operation, raw_op)
     count = min(MAX_VARIANTS, max([len(i.candidates) for i in inputs] + [len(bodies), 1]))
     swagger = spec.oas_version.startswith("2")
@@ -487,7 +507,7 @@ def _request(operation: Operation, inputs: list[_Input], bodies: list[Any], k: i
     for item in inputs:
         value = _pick(item.candidates, k)
         if item.location == "path":
-            path.append((item.name, encode(_joined(value, ","))))
+            path.append((item.name, value if item.raw else encode(_joined(value, ","))))
         elif item.location == "query":
             query.extend(_query_pairs(item.name, value, swagger))
         elif item.location == "header":
@@ -502,7 +522,8 @@ def _request(operation: Operation, inputs: list[_Input], bodies: list[Any], k: i
         body = json_body_text(_pick(bodies, k))
         media = media or "application/json"
         headers.append(("Content-Type", media))
-    return SampleRequest(tuple(path), tuple(query), tuple(headers), body, media if bodies else None)
+    placeholders = tuple(i.name for i in inputs if i.placeholder and i.location == "path")
+    return SampleRequest(tuple(path), tuple(query), tuple(headers), body, media if bodies else None, placeholders)
 
 
 def describe(template: str, request: SampleRequest) -> Iterator[str]:

@@ -1,0 +1,159 @@
+"""`plan_requests`: the request plan of a spec under the trusted settings (pure: spec and settings in, plan out).
+
+Inputs, from the most to the least trusted: values from the config, values harvested from an earlier response
+(chaining), the spec's `example`/`examples`/`default`/`enum`, placeholders last. A request whose path would
+still carry a placeholder is not sent. Only GET and HEAD are sent unless the config opts an operation in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from satori_ci.plan.chaining import find_producer, path_param, segments
+from satori_ci.plan.model import (
+    SAFE_METHODS,
+    Chain,
+    Harvest,
+    PlannedOperation,
+    PlanSettings,
+    RequestPlan,
+    Skip,
+    SkipKind,
+    matches,
+)
+from satori_ci.plan.samples import sample_requests
+from satori_ci.spec.model import Operation, Spec
+
+
+def chain_target(operation: Operation) -> str:
+    digest = hashlib.sha256(f"{operation.method} {operation.path}".encode()).hexdigest()[:8]
+    return f"satori_{digest}"
+
+
+def _value_hint(settings: PlanSettings, operation: Operation, param: str) -> str:
+    return (f"no input for {{{param}}}: give one in {settings.config_name} "
+            f"(requests: values: {{{param}: ...}}, or operations: {{\"{operation.method} {operation.path}\": "
+            f"{{{param}: ...}}}})")
+
+
+class _Planner:
+    def __init__(self, spec: Spec, settings: PlanSettings, candidates: list[Operation]) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.candidates = candidates
+        self.done: dict[int, PlannedOperation | Skip] = {}
+        self.visiting: set[int] = set()
+
+    def plan(self, operation: Operation) -> PlannedOperation | Skip:
+        key = id(operation)
+        if key in self.done:
+            return self.done[key]
+        if key in self.visiting:  # a cycle of links: this operation is not a producer here
+            return Skip(operation.method, operation.path, SkipKind.NO_INPUT, "cyclic chain")
+        self.visiting.add(key)
+        try:
+            found = self._plan(operation)
+        finally:
+            self.visiting.discard(key)
+        self.done[key] = found
+        return found
+
+    def _plan(self, operation: Operation) -> PlannedOperation | Skip:
+        values = self.settings.values_for(operation.method, operation.path)
+        path_params = [p for p in (path_param(s) for s in segments(operation.path)) if p]
+        chain = self._chain(operation, values) if self.settings.chain > 0 else None
+        chained = {p: "{{" + chain.variable(0, i) + "}}" for i, p in enumerate(chain.params)} if chain else {}
+        samples = sample_requests(self.spec, operation, values, chained)
+        missing = samples[0].placeholders if samples else ()
+        if missing:
+            return Skip(operation.method, operation.path, SkipKind.NO_INPUT,
+                        _value_hint(self.settings, operation, missing[0]))
+        sources = []
+        for param in path_params:
+            if param in values:
+                sources.append((param, "config"))
+            elif chain is not None and param in chain.params:
+                sources.append((param, chain.producer))
+            else:
+                sources.append((param, "spec example"))
+        return PlannedOperation(operation, tuple(sorted(values.items())), chain, (), tuple(sources))
+
+    def _chain(self, operation: Operation, values: dict[str, str]) -> Chain | None:
+        producer = find_producer(self.spec, operation, self.candidates)
+        if producer is None or producer.param in values:
+            return None
+        if not isinstance(self.plan(producer.operation), PlannedOperation):
+            return None
+        carried = tuple(c for c in producer.carry if c[0] not in values)
+        params = (*(c[0] for c in carried), producer.param)
+        return Chain(chain_target(operation), f"{producer.operation.method} {producer.operation.path}", params,
+                     self.settings.chain)
+
+
+def _send_order(operation: Operation) -> int:
+    """Safe operations first, then opted-in writes, deletions last."""
+    if operation.method in SAFE_METHODS:
+        return 0
+    return 2 if operation.method == "DELETE" else 1
+
+
+def plan_requests(spec: Spec, settings: PlanSettings | None = None) -> RequestPlan:
+    """Which operations with a 2XX JSON response are sent, with which inputs, in which order."""
+    settings = settings or PlanSettings()
+    skipped: list[Skip] = []
+    candidates: list[Operation] = []
+    for operation in spec.operations:
+        if not operation.statuses:
+            continue
+        if matches(settings.ignore, operation.method, operation.path):
+            skipped.append(Skip(operation.method, operation.path, SkipKind.IGNORED,
+                                f"ignored (ignore.operations in {settings.config_name})"))
+        elif operation.method not in SAFE_METHODS and not matches(settings.unsafe, operation.method, operation.path):
+            skipped.append(Skip(operation.method, operation.path, SkipKind.UNSAFE_METHOD,
+                                f"not a safe method: opt in with requests: unsafe: [\"{operation.method} "
+                                f"{operation.path}\"] in {settings.config_name}"))
+        else:
+            candidates.append(operation)
+    planner = _Planner(spec, settings, candidates)
+    planned: dict[int, PlannedOperation] = {}
+    for operation in candidates:
+        found = planner.plan(operation)
+        if isinstance(found, Skip):
+            skipped.append(found)
+        else:
+            planned[id(operation)] = found
+    by_label = {p.label: p for p in planned.values()}
+    harvests: dict[str, list[Harvest]] = {}
+    for consumer in planned.values():
+        chain = consumer.chain
+        if chain is None:
+            continue
+        producer = find_producer(spec, consumer.operation, candidates)
+        if producer is None:  # pragma: no cover - the chain was made from this producer
+            continue
+        carry = tuple(c for c in producer.carry if c[0] in chain.params)
+        harvests.setdefault(chain.producer, []).append(Harvest(chain, producer.paths, carry))
+    with_harvests = {label: PlannedOperation(p.operation, p.values, p.chain, tuple(harvests.get(label, ())), p.sources)
+                     for label, p in by_label.items()}
+    ordered = _ordered([with_harvests[p.label] for p in sorted(planned.values(), key=lambda p: _send_order(
+        p.operation))], with_harvests)
+    return RequestPlan(tuple(ordered), tuple(skipped))
+
+
+def _ordered(operations: list[PlannedOperation], by_label: dict[str, PlannedOperation]) -> list[PlannedOperation]:
+    """The operations with every producer moved before its consumers (otherwise in the given order)."""
+    out: list[PlannedOperation] = []
+    placed: set[str] = set()
+
+    def place(p: PlannedOperation, depth: int = 0) -> None:
+        if p.label in placed or depth > len(by_label):
+            return
+        if p.chain is not None and p.chain.producer in by_label:
+            place(by_label[p.chain.producer], depth + 1)
+        if p.label not in placed:
+            placed.add(p.label)
+            out.append(p)
+
+    for p in operations:
+        place(p)
+    return out
