@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
-from satori_ci.config import ConfigError, ProjectConfig, load_config
+from satori_ci.config import ConfigError, ProjectConfig, load_config, load_config_at
 from satori_ci.exit_codes import ExitCode
 from satori_ci.github.comments import StickyCommenter
 from satori_ci.github.context import ActionContext
@@ -55,19 +55,31 @@ def _options(ctx: ActionContext, secrets: tuple[str, ...]) -> CheckOptions:
     return CheckOptions(backend=backend.value, llm=llm, runner=runner, environ=dict(os.environ))
 
 
-def _targets(ctx: ActionContext, config: ProjectConfig, specs: list[str], secrets: tuple[str, ...]
-             ) -> list[SpecTarget]:
+def trusted_config(ctx: ActionContext, head: ProjectConfig) -> ProjectConfig:
+    """The config that decides where requests and secrets go: the base commit's on a pull request (the head's
+    is the proposal of whoever opened it), the checked-out one on push and dispatch."""
+    if ctx.is_pull_request and ctx.base_sha:
+        return load_config_at(ctx.base_sha, ctx.inputs.config)
+    return head
+
+
+def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, specs: list[str],
+             secrets: tuple[str, ...]) -> list[SpecTarget]:
     inputs = tuple((h.name, h.value) for h in ctx.inputs.staging_headers)
     out = []
     for path in specs:
         settings = config.for_spec(path)
-        staging = settings.staging(os.environ, ctx.inputs.staging_url, inputs)
-        for note in staging.notes:
+        sending = trusted.for_spec(path)
+        staging = sending.staging(os.environ, ctx.inputs.staging_url, inputs)
+        plan, plan_notes = sending.plan_settings(os.environ)
+        for note in (*staging.notes, *plan_notes):
             say(warning(f"satori-ci: {path}: {note}"), secrets)
         out.append(SpecTarget(
             head=path, base=f"{ctx.base_sha}:{path}" if ctx.base_sha else None,
-            oracle_file=default_oracle_path(path, ctx.inputs.oracles_dir or config.oracles_dir or ".satori"),
-            settings=settings, staging_url=staging.url, headers=staging.headers,
+            oracle_file=default_oracle_path(path, ctx.inputs.oracles_dir or trusted.oracles_dir or ".satori"),
+            settings=settings, staging_url=staging.url, headers=staging.headers, plan=plan,
+            min_exercised=sending.requests.min_exercised if sending.requests.min_exercised is not None else 1,
+            fail_on_server_errors=sending.requests.server_errors != "report",
         ))
     return out
 
@@ -82,9 +94,9 @@ def _comment(ctx: ActionContext, report: CheckReport, secrets: tuple[str, ...]) 
     """Post or update one sticky comment per spec; returns the overflow text per spec for the summary."""
     overflows: dict[str, str] = {}
     rendered = {s.spec: render_comment(s, report.fail_on, run_url=ctx.run_url) for s in report.specs}
-    for spec, comment in rendered.items():
+    for name, comment in rendered.items():
         if comment.overflow:
-            overflows[spec] = comment.overflow
+            overflows[name] = comment.overflow
     if not (ctx.wants_comment and ctx.inputs.comment is CommentMode.STICKY and ctx.pr_number):
         return overflows
     if not ctx.inputs.github_token:
@@ -121,7 +133,7 @@ def run(ctx: ActionContext) -> int:
     options = _options(ctx, secrets)
     checks: list[SpecCheck] = []
     written: list[str] = []
-    for target in _targets(ctx, config, specs, secrets):
+    for target in _targets(ctx, config, trusted_config(ctx, config), specs, secrets):
         outcome = check_spec(target, options)
         checks.append(outcome.check)
         if outcome.updated is not None:

@@ -10,8 +10,19 @@
         null_like: ["N/A", ""]
         skip_kinds: [string_fixed_length]
         ignore:
-          operations: ["GET /internal/*"]
+          operations: ["GET /internal/*"]   # neither checked nor sent
           fields: ["*.etag"]
+        requests:
+          unsafe: ["POST /things"]          # non-GET/HEAD operations you allow to be sent
+          values:                           # a value per parameter name: literal or {env: VARIABLE}
+            tenant_id: acme
+          operations:                       # per operation, wins over values
+            "GET /reports/{report_id}": {report_id: r-42}
+          chain: 3                          # ids taken from a list response per detail operation (0: off)
+          min_exercised: 1                  # fewer oracles exercised than this: the run proves nothing (exit 3)
+          server_errors: fail               # a 5XX answer fails the check (fail) or is only reported (report)
+          collection: postman/api.postman_collection.json   # your own collection: assertions are added to it
+          environment: postman/staging.postman_environment.json
     backend: rules
     model: gpt-4o
     fail_on: violations
@@ -23,14 +34,17 @@ Command-line flags override the file; the file overrides the defaults.
 from __future__ import annotations
 
 import fnmatch
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from satori_ci.oracles.kinds import OracleKind
+from satori_ci.plan.model import DEFAULT_CHAIN, PlanSettings
 from satori_ci.report.model import FailOn
-from satori_ci.spec.errors import SpecError
+from satori_ci.spec.errors import SpecError, SpecErrorKind
+from satori_ci.spec.source import open_source
 from satori_ci.spec.yaml_loader import KeyLines, load_yaml
 
 DEFAULT_CONFIG = ".satori.yml"
@@ -66,6 +80,32 @@ class Staging:
 
 
 @dataclass(frozen=True)
+class Value:
+    """A parameter value from the config: literal, or read from an environment variable at run time."""
+
+    literal: str | None = None
+    env: str | None = None
+
+    def resolve(self, environ: Mapping[str, str]) -> str | None:
+        return self.literal if self.env is None else environ.get(self.env)
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    """The `requests:` section: what may be sent, with which values (decided by trusted config only)."""
+
+    unsafe: tuple[str, ...] = ()
+    values: tuple[tuple[str, Value], ...] = ()
+    operations: tuple[tuple[str, tuple[tuple[str, Value], ...]], ...] = ()
+    chain: int | None = None
+    min_exercised: int | None = None
+    server_errors: str | None = None
+    """`fail` (default) or `report`."""
+    collection: str | None = None
+    environment: str | None = None
+
+
+@dataclass(frozen=True)
 class SpecConfig:
     path: str
     staging_url: str | None = None
@@ -75,6 +115,36 @@ class SpecConfig:
     null_like: tuple[str, ...] = ()
     skip_kinds: frozenset[OracleKind] = frozenset()
     ignore: Ignore = field(default_factory=Ignore)
+    requests: RequestSettings = field(default_factory=RequestSettings)
+    source: str = DEFAULT_CONFIG
+    """The config file this came from (hints name it)."""
+
+    def plan_settings(self, environ: Mapping[str, str], values: tuple[tuple[str, str], ...] = (),
+                      unsafe: tuple[str, ...] = (), chain: int | None = None) -> tuple[PlanSettings, tuple[str, ...]]:
+        """The request plan's settings: flags (`values`, `unsafe`, `chain`) first, then this file's; notes name
+        the environment variables that are not set (their parameters get no value)."""
+        notes: list[str] = []
+
+        def resolved(pairs: tuple[tuple[str, Value], ...]) -> tuple[tuple[str, str], ...]:
+            out = []
+            for name, value in pairs:
+                found = value.resolve(environ)
+                if found is None:
+                    notes.append(f"{value.env} is not set: parameter {name} gets no value from the config")
+                else:
+                    out.append((name, found))
+            return tuple(out)
+
+        merged = dict(resolved(self.requests.values))
+        merged.update(values)
+        operations = tuple((key, resolved(pairs)) for key, pairs in self.requests.operations)
+        settings = PlanSettings(
+            unsafe=(*unsafe, *self.requests.unsafe), ignore=self.ignore.operations, values=tuple(merged.items()),
+            operation_values=operations,
+            chain=chain if chain is not None else (self.requests.chain if self.requests.chain is not None
+                                                   else DEFAULT_CHAIN),
+            config_name=self.source)
+        return settings, tuple(notes)
 
     def staging(self, environ: Mapping[str, str], url: str | None = None,
                 headers: tuple[tuple[str, str], ...] = ()) -> Staging:
@@ -111,7 +181,8 @@ class ProjectConfig:
 
 
 _TOP = {"specs", "backend", "model", "fail_on", "oracles_dir"}
-_SPEC = {"path", "staging", "null_like", "skip_kinds", "ignore"}
+_SPEC = {"path", "staging", "null_like", "skip_kinds", "ignore", "requests"}
+_REQUESTS = {"unsafe", "values", "operations", "chain", "min_exercised", "server_errors", "collection", "environment"}
 _STAGING = {"url", "url_env", "headers"}
 _IGNORE = {"operations", "fields"}
 
@@ -152,6 +223,60 @@ class _Reader:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.error(container, key, f"'{where}' must be a list of strings")
         return tuple(value)
+
+    def count(self, container: dict[str, Any], key: str, where: str) -> int | None:
+        value = container.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 1000:
+            raise self.error(container, key, f"'{where}' must be a whole number from 0 to 1000")
+        return value
+
+    def value(self, container: dict[str, Any], key: str, where: str) -> Value:
+        raw = container[key]
+        if isinstance(raw, bool) or raw is None:
+            raise self.error(container, key, f"'{where}' must be a string, a number or {{env: VARIABLE}}")
+        if isinstance(raw, str | int | float):
+            return Value(literal=raw if isinstance(raw, str) else json.dumps(raw))
+        if isinstance(raw, dict) and set(raw) == {"env"} and isinstance(raw["env"], str) and raw["env"]:
+            return Value(env=raw["env"])
+        raise self.error(container, key, f"'{where}' must be a string, a number or {{env: VARIABLE}}")
+
+    def values(self, container: dict[str, Any], key: str, where: str) -> tuple[tuple[str, Value], ...]:
+        raw = container.get(key)
+        if raw is None:
+            return ()
+        if not isinstance(raw, dict):
+            raise self.error(container, key, f"'{where}' must map parameter names to values")
+        return tuple((str(name), self.value(raw, name, f"{where}.{name}")) for name in raw)
+
+    def requests(self, raw: dict[str, Any]) -> RequestSettings:
+        section = self.mapping(raw, "requests", _REQUESTS, "specs[].requests")
+        operations_raw = section.get("operations")
+        operations: list[tuple[str, tuple[tuple[str, Value], ...]]] = []
+        if operations_raw is not None:
+            if not isinstance(operations_raw, dict):
+                raise self.error(section, "operations", "'requests.operations' must map \"METHOD /path\" to values")
+            for key in operations_raw:
+                method, _, path = str(key).partition(" ")
+                if not method.isalpha() or not path.startswith("/"):
+                    raise self.error(operations_raw, key, f"'requests.operations' keys are \"METHOD /path\", "
+                                     f"not {key!r}")
+                operations.append((f"{method.upper()} {path}",
+                                   self.values(operations_raw, key, f"requests.operations.{key}")))
+        unsafe = self.texts(section, "unsafe", "requests.unsafe")
+        for pattern in unsafe:
+            method = pattern.partition(" ")[0]
+            if not method or method.upper() in ("GET", "HEAD") or not method.replace("*", "A").isalpha():
+                raise self.error(section, "unsafe", f"'requests.unsafe' lists \"METHOD /path\" globs of non-GET "
+                                 f"operations, not {pattern!r}")
+        return RequestSettings(
+            unsafe=unsafe, values=self.values(section, "values", "requests.values"), operations=tuple(operations),
+            chain=self.count(section, "chain", "requests.chain"),
+            min_exercised=self.count(section, "min_exercised", "requests.min_exercised"),
+            server_errors=self.choice(section, "server_errors", ("fail", "report")),
+            collection=self.text(section, "collection", "requests.collection"),
+            environment=self.text(section, "environment", "requests.environment"))
 
     def choice(self, container: dict[str, Any], key: str, choices: tuple[str, ...]) -> str | None:
         value = self.text(container, key, key)
@@ -195,6 +320,8 @@ class _Reader:
             skip_kinds=frozenset(kinds),
             ignore=Ignore(self.texts(ignore, "operations", "ignore.operations"),
                           self.texts(ignore, "fields", "ignore.fields")),
+            requests=self.requests(raw),
+            source=self.name,
         )
 
 
@@ -225,6 +352,22 @@ def parse_config(text: str, name: str) -> ProjectConfig:
         oracles_dir=reader.text(raw, "oracles_dir", "oracles_dir"),
         source=name,
     )
+
+
+def load_config_at(rev: str, path: str | None) -> ProjectConfig:
+    """The config file as it is at a git revision (the trusted base commit of a pull request); the defaults
+    when that commit has none."""
+    name = path or DEFAULT_CONFIG
+    try:
+        reader = open_source(f"{rev}:{name}")
+        text = reader.read(reader.entry).decode("utf-8")
+    except SpecError as exc:
+        if exc.kind is SpecErrorKind.NOT_FOUND:
+            return ProjectConfig()
+        raise ConfigError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{rev}:{name}: not UTF-8 text") from None
+    return parse_config(text, f"{rev[:12]}:{name}")
 
 
 def load_config(path: str | None) -> ProjectConfig:

@@ -23,6 +23,7 @@ from satori_ci.oracles.diff import OracleDiff, diff_oracle_files
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, load_oracle_file
 from satori_ci.oracles.model import Oracle
+from satori_ci.plan import PlanSettings, plan_requests
 from satori_ci.postman.collection import build_collection
 from satori_ci.report.model import FieldLocation, InferenceSummary, SpecCheck, identity
 from satori_ci.run.errors import RunError
@@ -44,6 +45,10 @@ class SpecTarget:
     staging_url: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     """(header, value) sent with every request to staging (values resolved by the caller)."""
+    plan: PlanSettings = field(default_factory=PlanSettings)
+    """What may be sent, with which values (from trusted config and flags, resolved by the caller)."""
+    min_exercised: int = 1
+    fail_on_server_errors: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,12 +93,14 @@ def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: Che
          ) -> tuple[RunResult | None, str | None]:
     if not target.staging_url:
         return None, "no staging URL"
-    collection = build_collection(spec, oracles, target.staging_url, target.settings.null_like)
+    plan = plan_requests(spec, target.plan)
+    collection = build_collection(spec, oracles, target.staging_url, target.settings.null_like, plan)
     if options.on_stage is not None:
         requests = sum(1 for _ in collection.items())
         options.on_stage(f"running {requests} request(s) with {len(oracles)} oracle(s) against {target.staging_url}")
     config = RunConfig(base_url=target.staging_url, timeout_s=options.timeout_s, retries=options.retries,
-                       environ=dict(options.environ), headers=target.headers)
+                       environ=dict(options.environ), headers=target.headers, min_exercised=target.min_exercised,
+                       fail_on_server_errors=target.fail_on_server_errors)
     from satori_ci.run.native import run_native
     from satori_ci.run.newman import find_newman, run_newman
 

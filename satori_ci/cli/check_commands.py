@@ -15,6 +15,7 @@ from typing import Any
 from satori_ci.cli.errors import UsageError
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
 from satori_ci.cli.progress import ProgressBar
+from satori_ci.cli.request_options import add_request_options, request_inputs
 from satori_ci.config import ProjectConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS
@@ -50,8 +51,9 @@ def run_check(args: argparse.Namespace) -> int:
     settings = config.for_spec(spec_path)
     oracle_file = Path(args.oracles) if args.oracles else default_oracle_path(
         spec_path, config.oracles_dir or ".satori")
-    staging = settings.staging(environ, args.staging_url)
-    url, headers, notes = staging.url, staging.headers, list(staging.notes)
+    url = settings.staging(environ, args.staging_url).url
+    inputs = request_inputs(args, settings, environ)
+    notes = list(inputs.notes)
     if url is not None and not url.startswith(("http://", "https://")):
         raise UsageError(f"the staging URL must start with http:// or https://, not {url!r}")
     options = options_from(args, config, environ)
@@ -60,7 +62,8 @@ def run_check(args: argparse.Namespace) -> int:
     options = replace(options, progress=bar.update,
                       on_stage=(lambda text: print(f"satori-ci: {text}…", file=sys.stderr)) if show else None)
     target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
-                        staging_url=url, headers=headers)
+                        staging_url=url, headers=inputs.headers, plan=inputs.plan,
+                        min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors)
     try:
         outcome = check_spec(target, options)
     finally:
@@ -148,6 +151,7 @@ def register(sub: Any) -> None:
     check.add_argument("--no-write", action="store_true", help="do not update the oracle file")
     check.add_argument("--quiet", action="store_true", help="no progress bar")
     check.add_argument("--follow-remote-refs", action="store_true")
+    add_request_options(check)
     check.set_defaults(handler=run_check)
 
     demo = sub.add_parser("demo", help="run check on the bundled example against a local staging API",

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from satori_ci.cli.errors import UsageError
+from satori_ci.cli.request_options import RequestInputs, add_request_options, request_inputs
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
-from satori_ci.config import load_config
+from satori_ci.config import SpecConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.collection import build_collection
+from satori_ci.plan import plan_requests
+from satori_ci.postman.collection import Collection, build_collection
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RunResult
@@ -50,17 +52,34 @@ def _notes(notes: tuple[str, ...]) -> None:
         print(f"satori-ci: note: {note}", file=sys.stderr)
 
 
+def _settings(args: argparse.Namespace, spec: Spec) -> SpecConfig:
+    return load_config(args.config).for_spec(spec.file)
+
+
 def null_like(args: argparse.Namespace, spec: Spec) -> tuple[str, ...]:
     """`--null-like` values, else the config file's `null_like` for this spec."""
     if args.null_like:
         return tuple(args.null_like)
-    return load_config(args.config).for_spec(spec.file).null_like
+    return _settings(args, spec).null_like
+
+
+def _planned_collection(args: argparse.Namespace, spec: Spec, oracles: list[Oracle], base_url: str | None
+                        ) -> tuple[Collection, RequestInputs]:
+    """The collection of what the plan sends, under the flags and the config's `requests:`."""
+    settings = _settings(args, spec)
+    inputs = request_inputs(args, settings, os.environ)
+    plan = plan_requests(spec, inputs.plan)
+    nulls = tuple(args.null_like) if args.null_like else settings.null_like
+    return build_collection(spec, oracles, base_url, nulls, plan), inputs
 
 
 def run_collection(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
     oracles = read_oracles(args.oracles)
-    collection = build_collection(spec, oracles, args.base_url, null_like(args, spec))
+    collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
+    collection = collection.with_headers([(name, "{{" + variable + "}}") for name, variable
+                                          in inputs.header_references],
+                                         variables=tuple(v for _, v in inputs.header_references))
     text = collection.to_json()
     if args.out:
         _write(args.out, text)
@@ -69,16 +88,20 @@ def run_collection(args: argparse.Namespace) -> int:
               f"{len(oracles)} enabled oracles", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    _notes(collection.notes)
+    _notes((*collection.notes, *(f"{k.label}: not sent: {k.detail}" for k in collection.skipped)))
+    for _, variable in inputs.header_references:
+        print(f"satori-ci: note: the collection reads header values from the variable {variable}: set it in "
+              "your Postman environment", file=sys.stderr)
     return ExitCode.OK
 
 
-def _config(args: argparse.Namespace) -> RunConfig:
+def _config(args: argparse.Namespace, inputs: RequestInputs) -> RunConfig:
     if args.timeout <= 0 or args.retries < 0 or args.iterations < 1:
         raise UsageError("--timeout must be positive, --retries at least 0, --iterations at least 1")
     return RunConfig(base_url=args.base_url, timeout_s=args.timeout, retries=args.retries,
                      backoff_s=args.backoff, iterations=args.iterations, environ=dict(os.environ),
-                     insecure=args.insecure)
+                     insecure=args.insecure, headers=inputs.headers, min_exercised=inputs.min_exercised,
+                     fail_on_server_errors=inputs.fail_on_server_errors)
 
 
 def _finish(result: RunResult, args: argparse.Namespace, extra: dict[str, Any]) -> None:
@@ -92,8 +115,9 @@ def run_run(args: argparse.Namespace) -> int:
     oracles = read_oracles(args.oracles)
     if not args.base_url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, not {args.base_url!r}")
-    collection = build_collection(spec, oracles, args.base_url, null_like(args, spec))
-    config = _config(args)
+    collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
+    _notes(inputs.notes)
+    config = _config(args, inputs)
     if args.runner == "newman":
         from satori_ci.run.newman import run_newman
 
@@ -150,12 +174,15 @@ def register(sub: Any) -> None:
     _common(collection)
     collection.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     collection.add_argument("--base-url", metavar="URL", help="the baseUrl variable (default: the spec's server)")
+    add_request_options(collection, sends=False)
     collection.set_defaults(handler=run_collection)
 
     run = sub.add_parser(
         "run", help="send the sample requests to a server and check the oracles",
-        description="Exit 0 clean, 1 oracle violations, 3 staging unreachable (connection, timeout, TLS, 5XX "
-                    "after retries) or no response could be checked.")
+        description="Only GET and HEAD operations are sent unless opted in (--unsafe or requests.unsafe in "
+                    ".satori.yml); detail operations take ids from list responses. Exit 0 clean, 1 oracle "
+                    "violations or 5XX answers, 3 staging unreachable (connection, timeout, TLS), credentials "
+                    "refused (most answers 401/403) or no enabled oracle exercised.")
     _common(run)
     run.add_argument("--base-url", required=True, metavar="URL", help="the server under test")
     run.add_argument("--runner", choices=("newman", "native"), default="newman",
@@ -167,6 +194,7 @@ def register(sub: Any) -> None:
                      help="wait before retry n: n times this (default 1)")
     run.add_argument("--iterations", type=int, default=1, metavar="N", help="run every request N times")
     run.add_argument("--insecure", action="store_true", help="accept any TLS certificate")
+    add_request_options(run)
     _run_options(run)
     run.set_defaults(handler=run_run)
 

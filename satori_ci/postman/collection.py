@@ -195,6 +195,8 @@ class Collection:
     """Operations the plan does not send, and why."""
     oracle_counts: tuple[tuple[str, int], ...] = ()
     """`METHOD /path` -> enabled oracles, for every operation with oracles (sent or not)."""
+    header_variables: tuple[str, ...] = ()
+    """Variables the extra headers read (declared empty in the file: values are never written)."""
 
     def items(self) -> Iterator[RequestItem]:
         for folder in self.folders:
@@ -217,14 +219,15 @@ class Collection:
         chosen = [replace(by_id[old], id=new) for old, new in copies]
         return replace(self, folders=(Folder("retry", "", tuple(chosen)),), notes=(), skipped=())
 
-    def with_headers(self, headers: Sequence[tuple[str, str]]) -> Collection:
-        """Every request also sends these (header, `{{variable}}` template) pairs, replacing same-named ones."""
+    def with_headers(self, headers: Sequence[tuple[str, str]], variables: Sequence[str] = ()) -> Collection:
+        """Every request also sends these (header, `{{variable}}` template) pairs, replacing same-named ones;
+        `variables` are declared (empty, secret) in the collection for a user to set."""
         if not headers:
             return self
         extra = tuple(headers)
         folders = tuple(replace(f, items=tuple(replace(i, extra_headers=extra) for i in f.items))
                         for f in self.folders)
-        return replace(self, folders=folders)
+        return replace(self, folders=folders, header_variables=tuple(dict.fromkeys(variables)))
 
     def merged(self, others: Sequence[Collection], name: str | None = None) -> Collection:
         """One collection holding the folders of several (e.g. specs served side by side by one server)."""
@@ -249,6 +252,9 @@ class Collection:
             {"key": CHECKER_VARIABLE, "value": CHECKER_JS, "type": "string",
              "description": "satori-ci's response checker; the test scripts evaluate it."},
         ]
+        for name in self.header_variables:
+            variables.append({"key": name, "value": "", "type": "secret",
+                              "description": "A header value: set it in your environment; never stored here."})
         for param in self.auth_variables:
             variables.append({
                 "key": param.variable, "value": "", "type": "secret",
@@ -322,8 +328,8 @@ def _harvest_steps(planned: PlannedOperation | None, sample: SampleRequest) -> t
     if planned is None:
         return ()
     own = dict(sample.path_params)
-    return tuple(HarvestStep(h.chain.target, h.paths, h.chain.limit, tuple(own.get(theirs, "") for _, theirs in h.carry))
-                 for h in planned.harvests)
+    return tuple(HarvestStep(h.chain.target, h.paths, h.chain.limit,
+                             tuple(own.get(theirs, "") for _, theirs in h.carry)) for h in planned.harvests)
 
 
 def _samples(spec: Spec, operation: Operation, planned: PlannedOperation | None

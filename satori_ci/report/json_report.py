@@ -24,8 +24,14 @@ class Outcome(StrEnum):
     """Violations that fail the check under fail-on."""
     TOLERATED = "tolerated"
     """Violations, none failing under fail-on."""
+    SERVER_ERRORS = "server_errors"
+    """5XX answers that fail the check under fail-on (no violations)."""
     UNREACHABLE = "unreachable"
     """Staging could not be asked, or no response could be checked."""
+    AUTH_FAILED = "auth_failed"
+    """Most answers were 401/403: the credentials were refused."""
+    NOTHING_CHECKED = "nothing_checked"
+    """Responses came back, but no enabled oracle met a value (or fewer than asked)."""
     NOT_RUN = "not_run"
     CLEAN = "clean"
 
@@ -55,13 +61,22 @@ def verdict(spec: SpecCheck, fail_on: FailOn) -> Verdict:
         failing = len(spec.failing_violations(fail_on))
         outcome = Outcome.VIOLATIONS if failing else Outcome.TOLERATED
         return Verdict(outcome, len(run.violations), failing, fields)
+    if spec.failing_server_errors(fail_on):
+        return Verdict(Outcome.SERVER_ERRORS, len(run.server_errors), len(run.server_errors))
     if not run.requests and not run.infrastructure:
+        if run.nothing_checked:
+            return Verdict(Outcome.NOTHING_CHECKED, detail=f"no request was sent ({len(run.skipped)} "
+                           "operation(s) not sent: see below)")
         return Verdict(Outcome.NOT_RUN, detail="the run had no request to send")
     if run.infrastructure:
         return Verdict(Outcome.UNREACHABLE, detail=run.infrastructure[0].detail)
+    if run.auth_failure:
+        return Verdict(Outcome.AUTH_FAILED, detail=run.auth_failure)
     if run.requests and not run.checked:
         first = run.unchecked[0].detail if run.unchecked else "no response could be checked"
         return Verdict(Outcome.UNREACHABLE, detail=first)
+    if run.nothing_checked:
+        return Verdict(Outcome.NOTHING_CHECKED, detail=run.nothing_checked)
     return Verdict(Outcome.CLEAN)
 
 
@@ -110,7 +125,12 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
     }
     if run is not None:
         out["run"] = {"runner": run.runner, "requests": run.requests, "checked": run.checked,
-                      "seconds": round(run.seconds, 3), "exit_code": int(run.exit_code), "notes": list(run.notes)}
+                      "seconds": round(run.seconds, 3), "exit_code": int(run.exit_code), "notes": list(run.notes),
+                      "oracles_enabled": run.oracles_enabled, "oracles_exercised": run.oracles_exercised,
+                      "auth_failure": run.auth_failure, "nothing_checked": run.nothing_checked,
+                      "operations": [c.to_dict() for c in run.coverage],
+                      "not_sent": [k.to_dict() for k in run.skipped],
+                      "server_errors": [e.to_dict() for e in run.server_errors]}
         out["violations"] = [{**v.to_dict(), "new": spec.is_new(v), "failing": id(v) in failing}
                              for v in run.violations]
         out["infrastructure"] = [p.to_dict() for p in run.infrastructure]

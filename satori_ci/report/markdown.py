@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.model import Oracle
+from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc
+from satori_ci.report.coverage import KIND_TITLES, coverage_of
 from satori_ci.report.json_report import Outcome, Verdict, group_violations, verdict
 from satori_ci.report.model import FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
@@ -79,17 +81,27 @@ def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = 
     if o is Outcome.TOLERATED:
         why = ": none on an oracle this pull request added or changed" if fail_on is FailOn.NEW_VIOLATIONS else ""
         return f"{counted}, not failing the check (fail-on {code(fail_on.value)}{why})"
+    if o is Outcome.SERVER_ERRORS:
+        return f"{_plural(found.violations, 'server error')} (5XX) from {_target(run)} on {name}"
+    if o is Outcome.AUTH_FAILED:
+        return f"{_target(run).capitalize()} refused the credentials for {name}: {text(found.detail)}"
+    if o is Outcome.NOTHING_CHECKED:
+        return f"Nothing was checked on {name}: {text(found.detail)}"
     if o is Outcome.UNREACHABLE:
         if run.infrastructure:
             failed = f"{len(run.infrastructure)} of {_plural(run.requests, 'request')} failed"
             return f"{_target(run).capitalize()} could not be reached for {name}: {failed} ({text(found.detail)})"
         return f"No response from {_target(run)} could be checked for {name}: {text(found.detail)}"
+    if run.coverage:
+        return (f"No violations in {name}: {run.oracles_exercised} of {_plural(run.oracles_enabled, 'oracle')} "
+                f"exercised against {_target(run)} ({_plural(run.checked, 'response')})")
     return (f"No violations in {name}: {_plural(spec.oracles_enabled, 'oracle')} checked against "
             f"{_target(run)} ({_plural(run.checked, 'response')})")
 
 
 _ICONS = {Outcome.ERROR: "🛑", Outcome.VIOLATIONS: "❌", Outcome.TOLERATED: "⚠️", Outcome.UNREACHABLE: "⚠️",
-          Outcome.NOT_RUN: "ℹ️", Outcome.CLEAN: "✅"}
+          Outcome.NOT_RUN: "ℹ️", Outcome.CLEAN: "✅", Outcome.SERVER_ERRORS: "❌", Outcome.AUTH_FAILED: "⚠️",
+          Outcome.NOTHING_CHECKED: "⚠️"}
 
 
 def icon(spec: SpecCheck, outcome: Outcome) -> str:
@@ -109,6 +121,9 @@ def _context(spec: SpecCheck, fail_on: FailOn, run_url: str | None) -> str:
     if spec.run is not None:
         r = spec.run
         parts.append(f"{esc.text(r.runner)}: {_plural(r.requests, 'request')}, {r.checked} checked, {r.seconds:.1f} s")
+        found = coverage_of(r)
+        if found is not None:
+            parts.append(found.headline())
     inf = spec.inference
     if inf is not None:
         parts.append(f"inference {esc.code(inf.backend)}: {inf.reused} reused, {inf.moved} moved, "
@@ -216,10 +231,30 @@ def _violations(spec: SpecCheck, fail_on: FailOn, limits: Limits) -> list[str]:
     return out
 
 
+def _coverage(run: RunResult | None, limits: Limits) -> list[str]:
+    found = coverage_of(run) if run is not None else None
+    if found is None or not (found.not_sent or found.unexercised):
+        return []
+    entries = []
+    for kind, skips in found.not_sent:
+        if kind is SkipKind.NO_INPUT:
+            entries += [f"not sent, {esc.code(k.label)}: {esc.text(k.detail)}" for k in skips]
+        else:
+            labels = ", ".join(esc.code(k.label) for k in skips[:limits.items])
+            more = f" and {len(skips) - limits.items} more" if len(skips) > limits.items else ""
+            entries.append(f"not sent, {esc.text(KIND_TITLES[kind])}: {labels}{more}. {esc.text(skips[0].detail)}")
+    entries += [f"no oracle exercised, {esc.code(label)}: {_plural(sent, 'request')} sent, {checked} checked, "
+                f"{_plural(enabled, 'oracle')} met no value" for label, sent, checked, enabled in found.unexercised]
+    return [f"#### What was checked: {found.headline()}", "",
+            *_bullets(entries, limits, _plural(len(entries), "operation"))]
+
+
 def _problems(run: RunResult | None, limits: Limits) -> list[str]:
     if run is None:
         return []
-    entries = [f"{esc.code(p.kind.value)} {esc.code(f'{p.request.method} {p.request.url}')}: {esc.text(p.detail)}"
+    entries = [f"server error {e.status} {esc.code(f'{e.request.method} {e.request.url}')}"
+               + (f" ({e.attempts} attempts)" if e.attempts > 1 else "") for e in run.server_errors]
+    entries += [f"{esc.code(p.kind.value)} {esc.code(f'{p.request.method} {p.request.url}')}: {esc.text(p.detail)}"
                + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
     entries += [f"not checked, {esc.code(u.kind.value)}{f' ({u.status})' if u.status is not None else ''} "
                 f"{esc.code(f'{u.request.method} {u.request.url}')}: {esc.text(u.detail)}" for u in run.unchecked]
@@ -260,7 +295,8 @@ def render_body(spec: SpecCheck, fail_on: FailOn, limits: Limits = FULL, run_url
         link = f" ([workflow run]({url}))" if (url := esc.link_url(run_url or "")) else ""
         lines += ["> [!NOTE]", f"> Shortened to fit GitHub's comment size limit: {CUT_NOTE}{link}.", ""]
     if spec.error is None:
-        lines += [*_violations(spec, fail_on, limits), *_problems(spec.run, limits), *_oracle_changes(spec, limits),
+        lines += [*_violations(spec, fail_on, limits), *_problems(spec.run, limits), *_coverage(spec.run, limits),
+                  *_oracle_changes(spec, limits),
                   *_spec_changes(spec, limits), *_howto(spec)]
     return "\n".join(lines).rstrip("\n") + "\n"
 

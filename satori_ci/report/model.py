@@ -75,6 +75,12 @@ class SpecCheck:
             return tuple(v for v in self.run.violations if self.is_new(v))
         return self.run.violations
 
+    def failing_server_errors(self, fail_on: FailOn) -> int:
+        """5XX answers that fail the check: under fail-on `violations`, unless the config only reports them."""
+        if self.run is None or fail_on is not FailOn.VIOLATIONS:
+            return 0
+        return len(self.run.failing_server_errors)
+
 
 def identity(oracle: Oracle) -> tuple[str, str, str, str, str]:
     op = oracle.operation
@@ -92,12 +98,12 @@ class CheckReport:
     def exit_code(self) -> ExitCode:
         """0 clean, 1 violations at or above fail-on, 2 a spec could not be read, 3 staging could not be asked."""
         codes = [s.error_code for s in self.specs if s.error_code is not None]
-        if any(s.failing_violations(self.fail_on) for s in self.specs):
+        if any(s.failing_violations(self.fail_on) or s.failing_server_errors(self.fail_on) for s in self.specs):
             return ExitCode.VIOLATIONS
         if ExitCode.INPUT_ERROR in codes:
             return ExitCode.INPUT_ERROR
         for spec in self.specs:
-            if spec.run is not None and spec.run.exit_code is ExitCode.INFRASTRUCTURE:
+            if spec.run is not None and spec.run.problem_code is ExitCode.INFRASTRUCTURE:
                 return ExitCode.INFRASTRUCTURE
         if ExitCode.INFRASTRUCTURE in codes:
             return ExitCode.INFRASTRUCTURE

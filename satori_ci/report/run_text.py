@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from satori_ci.report.coverage import coverage_of
 from satori_ci.run.model import RunResult, Violation
 
 MAX_LISTED = 200
@@ -29,10 +30,17 @@ def summary_line(result: RunResult, seconds: bool = True) -> str:
         f"{result.checked} checked",
         _plural(len(result.violations), "violation"),
     ]
+    if result.server_errors:
+        parts.append(_plural(len(result.server_errors), "server error"))
     if result.infrastructure:
         parts.append(_plural(len(result.infrastructure), "infrastructure problem"))
     if result.unchecked:
         parts.append(f"{len(result.unchecked)} not checked")
+    found = coverage_of(result)
+    if found is not None:
+        parts.append(found.headline().replace(" · ", ", "))
+    if result.skipped:
+        parts.append(f"{len(result.skipped)} operation(s) not sent")
     timing = f", {result.seconds:.1f} s" if seconds else ""
     return f"{result.runner}: " + ", ".join(parts) + f"{timing}"
 
@@ -48,13 +56,23 @@ def run_text(result: RunResult) -> str:
                    f"  request: {v.request.method} {v.request.url}{iteration}\n")
     if len(result.violations) > MAX_LISTED:
         out.append(f"... and {len(result.violations) - MAX_LISTED} more violations (see the JSON report)\n")
+    for e in result.server_errors:
+        attempts = f" after {_plural(e.attempts, 'attempt')}" if e.attempts > 1 else ""
+        out.append(f"SERVER ERROR {e.status}: {e.request.method} {e.request.url}{attempts}\n")
     for p in result.infrastructure:
         attempts = f" after {_plural(p.attempts, 'attempt')}" if p.attempts > 1 else ""
         out.append(f"INFRASTRUCTURE {p.kind.value}: {p.request.method} {p.request.url}: {p.detail}{attempts}\n")
     for u in result.unchecked:
         out.append(f"NOT CHECKED {u.kind.value}: {u.request.method} {u.request.url}: {u.detail}\n")
+    for skip in result.skipped:
+        out.append(f"NOT SENT {skip.label}: {skip.detail}\n")
+    for label, sent, checked, enabled in (found.unexercised if (found := coverage_of(result)) else ()):
+        out.append(f"NO ORACLE EXERCISED {label}: {sent} sent, {checked} checked, {enabled} oracle(s) met no value\n")
     for note in result.notes:
         out.append(f"note: {note}\n")
+    for problem in (result.auth_failure, result.nothing_checked):
+        if problem:
+            out.append(f"error: {problem}\n")
     out.append(summary_line(result, seconds=result.runner != "verify") + "\n")
     return "".join(out)
 

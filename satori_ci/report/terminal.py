@@ -5,7 +5,9 @@ from __future__ import annotations
 from functools import partial
 
 from satori_ci.oracles.model import Oracle
+from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc
+from satori_ci.report.coverage import KIND_TITLES, coverage_of
 from satori_ci.report.json_report import Outcome, group_violations, verdict
 from satori_ci.report.markdown import verdict_words
 from satori_ci.report.model import CheckReport, FailOn, SpecCheck
@@ -20,7 +22,9 @@ ROWS = 10
 
 _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 _SYMBOLS = {Outcome.ERROR: ("✖", "red"), Outcome.VIOLATIONS: ("✖", "red"), Outcome.TOLERATED: ("⚠", "yellow"),
-            Outcome.UNREACHABLE: ("⚠", "yellow"), Outcome.NOT_RUN: ("ℹ", "cyan"), Outcome.CLEAN: ("✔", "green")}
+            Outcome.UNREACHABLE: ("⚠", "yellow"), Outcome.NOT_RUN: ("ℹ", "cyan"), Outcome.CLEAN: ("✔", "green"),
+            Outcome.SERVER_ERRORS: ("✖", "red"), Outcome.AUTH_FAILED: ("⚠", "yellow"),
+            Outcome.NOTHING_CHECKED: ("⚠", "yellow")}
 
 
 def _paint(colour: bool, text: str, *styles: str) -> str:
@@ -71,12 +75,31 @@ def _violations(spec: SpecCheck, fail_on: FailOn, paint: partial[str]) -> list[s
 def _problems(run: RunResult | None, paint: partial[str]) -> list[str]:
     if run is None:
         return []
-    lines = [f"  {p.kind.value} {_t(p.request.method, 10)} {_t(p.request.url, 200)}: {_t(p.detail)}"
-             + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
+    lines = [f"  server error {e.status} {_t(e.request.method, 10)} {_t(e.request.url, 200)}"
+             + (f" ({e.attempts} attempts)" if e.attempts > 1 else "") for e in run.server_errors]
+    lines += [f"  {p.kind.value} {_t(p.request.method, 10)} {_t(p.request.url, 200)}: {_t(p.detail)}"
+              + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
     lines += [f"  not checked, {u.kind.value}{f' ({u.status})' if u.status is not None else ''} "
               f"{_t(u.request.method, 10)} {_t(u.request.url, 200)}: {_t(u.detail)}" for u in run.unchecked]
     lines += [f"  note: {_t(n)}" for n in run.notes]
     return [paint("Requests and responses", "bold"), *_more(lines, "  ")] if lines else []
+
+
+def _coverage(run: RunResult | None, paint: partial[str]) -> list[str]:
+    found = coverage_of(run) if run is not None else None
+    if found is None or not (found.not_sent or found.unexercised):
+        return []
+    lines = []
+    for kind, skips in found.not_sent:
+        if kind is SkipKind.NO_INPUT:
+            lines += [f"  not sent, {_t(k.label, 200)}: {_t(k.detail)}" for k in skips]
+        else:
+            labels = ", ".join(_t(k.label, 200) for k in skips[:ROWS])
+            more = f" and {len(skips) - ROWS} more" if len(skips) > ROWS else ""
+            lines.append(f"  not sent, {KIND_TITLES[kind]}: {labels}{more}. {_t(skips[0].detail)}")
+    lines += [f"  no oracle exercised, {_t(label, 200)}: {sent} sent, {checked} checked, {enabled} oracle(s) met "
+              "no value" for label, sent, checked, enabled in found.unexercised]
+    return [paint(f"What was checked: {found.headline()}", "bold"), *_more(lines, "  ")]
 
 
 def _oracle_changes(spec: SpecCheck, paint: partial[str]) -> list[str]:
@@ -117,6 +140,9 @@ def _context(spec: SpecCheck, fail_on: FailOn) -> str:
     if spec.run is not None:
         r = spec.run
         parts.append(f"{_t(r.runner, 20)}: {r.requests} request(s), {r.checked} checked, {r.seconds:.1f} s")
+        found = coverage_of(r)
+        if found is not None:
+            parts.append(found.headline())
     if spec.inference is not None:
         i = spec.inference
         parts.append(f"inference {_t(i.backend, 40)}: {i.reused} reused, {i.moved} moved, {i.inferred} inferred, "
@@ -132,7 +158,8 @@ def render_spec(spec: SpecCheck, fail_on: FailOn, colour: bool) -> str:
     words = verdict_words(spec, fail_on, found, code=partial(_t, limit=200), text=_t)
     out = [paint(f"{symbol} {words}", hue, "bold"), paint(_context(spec, fail_on), "dim")]
     if spec.error is None:
-        for section in (_violations(spec, fail_on, paint), _problems(spec.run, paint), _oracle_changes(spec, paint),
+        for section in (_violations(spec, fail_on, paint), _problems(spec.run, paint), _coverage(spec.run, paint),
+                        _oracle_changes(spec, paint),
                         _spec_changes(spec, paint)):
             if section:
                 out += ["", *section]

@@ -187,16 +187,20 @@ class RunResult:
         return self.server_errors if self.fail_on_server_errors else ()
 
     @property
+    def problem_code(self) -> ExitCode:
+        """3 when the server could not be asked, refused the credentials, or nothing was checked; else 0
+        (what the run says about staging, whatever the findings)."""
+        if self.infrastructure or self.auth_failure or (self.requests and not self.checked) or self.nothing_checked:
+            return ExitCode.INFRASTRUCTURE
+        return ExitCode.OK
+
+    @property
     def exit_code(self) -> ExitCode:
         """1 for violations (and server errors); 3 when the server could not be asked, refused the credentials,
         or no enabled oracle was exercised."""
         if self.violations or self.failing_server_errors:
             return ExitCode.VIOLATIONS
-        if self.infrastructure or self.auth_failure or (self.requests and not self.checked):
-            return ExitCode.INFRASTRUCTURE
-        if self.nothing_checked:
-            return ExitCode.INFRASTRUCTURE
-        return ExitCode.OK
+        return self.problem_code
 
     def to_dict(self) -> dict[str, Any]:
         return {

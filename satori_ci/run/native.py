@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import requests
 
+from satori_ci.oracles.check import exercised_indices
 from satori_ci.postman.collection import Collection, RequestItem
 from satori_ci.run.model import ProblemKind, RunResult
 from satori_ci.run.outcome import (
     Exchange,
     RunConfig,
     Tally,
+    apply_harvests,
     base_url_of,
     body_text,
     findings_of,
@@ -34,8 +37,8 @@ def classify_exception(exc: requests.RequestException) -> tuple[ProblemKind, str
 
 
 def exchange(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
-             config: RunConfig) -> Exchange:
-    """Send one request and check its response."""
+             config: RunConfig) -> tuple[Exchange, Any]:
+    """Send one request and check its response: the exchange, and the parsed body of a checked response."""
     url = item.url(base_url, variables)
     headers = dict(item.headers(variables))
     body = item.sample.body.encode("utf-8") if item.sample.body is not None else None
@@ -45,33 +48,44 @@ def exchange(session: requests.Session, item: RequestItem, base_url: str, variab
         data = response.content
     except requests.RequestException as exc:
         kind, detail = classify_exception(exc)
-        return Exchange(problem=kind, detail=detail)
+        return Exchange(problem=kind, detail=detail), None
     status = response.status_code
     key = item.status_key(status)
     if key is None:
-        return Exchange(status=status)
+        return Exchange(status=status), None
     ok, parsed = parse_json(body_text(data, response.headers.get("Content-Type")))
     if not ok:
-        return Exchange(status=status, detail=f"the body of {item.label} is not JSON")
-    findings = findings_of(item.oracles_for(key), parsed, item.null_like)
-    return Exchange(status=status, is_json=True, findings=findings)
+        return Exchange(status=status, detail=f"the body of {item.label} is not JSON"), None
+    oracles = item.oracles_for(key)
+    findings = findings_of(oracles, parsed, item.null_like)
+    return Exchange(status=status, is_json=True, findings=findings,
+                    exercised=exercised_indices(oracles, parsed, item.null_like)), parsed
 
 
 def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:
-    """Every request of the collection, `config.iterations` times, each retried on infrastructure problems."""
+    """Every request of the collection, `config.iterations` times, each retried on infrastructure problems
+    (a 5XX once); chained requests take the values earlier responses gave, and are not sent without them."""
     started = time.monotonic()
     collection, variables, notes = prepare(collection, config)
     base_url = base_url_of(config)
-    tally = Tally("native")
+    tally = Tally("native", collection, config)
+    chain: dict[str, str] = {}
     with requests.Session() as session:
         session.headers["User-Agent"] = "satori-ci"
         for iteration in range(config.iterations):
             for item in collection.items():
+                if any(name not in chain for name in item.requires):
+                    tally.add(item, request_ref(item, iteration, base_url), Exchange(skipped=item.skip_reason))
+                    continue
+                known = {**variables, **chain}
                 attempts = 1
-                result = exchange(session, item, base_url, variables, config)
-                while result.retryable and attempts <= config.retries:
+                result, body = exchange(session, item, base_url, known, config)
+                while result.retryable(attempts, config.retries):
                     sleep(config.backoff_s * attempts)
                     attempts += 1
-                    result = exchange(session, item, base_url, variables, config)
-                tally.add(item, request_ref(item, iteration, base_url), result, attempts)
-    return tally.result(time.monotonic() - started, (*collection.notes, *notes))
+                    result, body = exchange(session, item, base_url, known, config)
+                used = tuple((name, chain[name]) for name in item.requires)
+                tally.add(item, request_ref(item, iteration, base_url, used), result, attempts)
+                if result.is_json and result.status is not None and 200 <= result.status < 300:
+                    apply_harvests(item, body, chain)
+    return tally.result(time.monotonic() - started, (*collection.notes, *notes), collection)

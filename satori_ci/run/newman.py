@@ -150,28 +150,42 @@ def read_report(lines: Iterable[str]) -> NewmanReport:
 
 
 def _exchange(item: RequestItem, rec: NewmanRecord | None) -> Exchange:
+    if rec is not None and rec.result is not None and "skipped" in rec.result:
+        return Exchange(skipped=str(rec.result.get("skipped") or item.skip_reason))
     if rec is None or not rec.requested:
         raise RunError(RunErrorKind.NEWMAN_FAILED, f"newman left no record of the request {item.name!r}")
     if rec.error is not None:
         message = str(rec.error.get("message") or "request failed")
         code = rec.error.get("code")
-        return Exchange(problem=problem_of(code, message), detail=f"{code}: {message}" if code else message)
+        return Exchange(problem=problem_of(code, message), detail=f"{code}: {message}" if code else message,
+                        used=_used(rec))
     if rec.exception is not None and rec.result is None:
         raise RunError(RunErrorKind.NEWMAN_FAILED, f"the test script of {item.name!r} failed: {rec.exception}")
     if rec.result is None:
         raise RunError(RunErrorKind.NEWMAN_FAILED, f"the test script of {item.name!r} reported nothing")
     status = rec.result.get("status")
+    used = _used(rec)
     if not isinstance(status, int):
-        return Exchange(problem=ProblemKind.CONNECTION, detail="no response")
+        return Exchange(problem=ProblemKind.CONNECTION, detail="no response", used=used)
     if item.status_key(status) is None:
-        return Exchange(status=status)
+        return Exchange(status=status, used=used)
     if not rec.result.get("json"):
-        return Exchange(status=status, detail=f"the body of {item.label} is not JSON")
+        return Exchange(status=status, detail=f"the body of {item.label} is not JSON", used=used)
     expected = rec.result.get("findings")
     if expected != len(rec.findings):
         raise RunError(RunErrorKind.NEWMAN_FAILED,
                        f"incomplete results for {item.name!r}: {len(rec.findings)} of {expected} findings read")
-    return Exchange(status=status, is_json=True, findings=tuple(rec.findings))
+    exercised = rec.result.get("exercised")
+    indices = tuple(int(i) for i in exercised if isinstance(i, int)) if isinstance(exercised, list) else ()
+    return Exchange(status=status, is_json=True, findings=tuple(rec.findings), exercised=indices, used=used)
+
+
+def _used(rec: NewmanRecord) -> tuple[tuple[str, str], ...]:
+    """The chain variables the request was sent with, as its test script reported them."""
+    found = rec.result.get("vars") if rec.result is not None else None
+    if not isinstance(found, dict):
+        return ()
+    return tuple((str(k), str(v)) for k, v in found.items() if isinstance(v, str))
 
 
 def _environment(collection: Collection, base_url: str, variables: dict[str, str]) -> dict[str, Any]:
@@ -258,20 +272,21 @@ def run_newman(collection: Collection, config: RunConfig, sleep: Sleep = time.sl
             final[(item.id, iteration)] = (_exchange(item, report.records.get((item.id, iteration))), 1)
         by_id = {item.id: item for item in collection.items()}
         for attempt in range(1, config.retries + 1):
-            pending = [key for key, (ex, _) in final.items() if ex.retryable]
+            pending = [key for key, (ex, tries) in final.items() if ex.retryable(tries, config.retries)]
             if not pending:
                 break
             sleep(config.backoff_s * attempt)
             copies = {f"{item_id}~{iteration}": (item_id, iteration) for item_id, iteration in pending}
             subset = collection.subset((item_id, copy) for copy, (item_id, _) in copies.items())
-            retry = _run_once(newman, subset, config, variables, 1, workdir, f"retry{attempt}")
+            chained = {k: v for key in pending for k, v in final[key][0].used}
+            retry = _run_once(newman, subset, config, {**variables, **chained}, 1, workdir, f"retry{attempt}")
             if reports is not None:
                 reports.append(retry)
             for copy, (item_id, iteration) in copies.items():
                 final[(item_id, iteration)] = (_exchange(by_id[item_id], retry.records.get((copy, 0))), attempt + 1)
-    tally = Tally("newman")
+    tally = Tally("newman", collection, config)
     base_url = base_url_of(config)
     for iteration, item in _pairs(collection, config.iterations):
         ex, attempts = final[(item.id, iteration)]
-        tally.add(item, request_ref(item, iteration, base_url), ex, attempts)
-    return tally.result(time.monotonic() - started, (*collection.notes, *notes))
+        tally.add(item, request_ref(item, iteration, base_url, ex.used), ex, attempts)
+    return tally.result(time.monotonic() - started, (*collection.notes, *notes), collection)

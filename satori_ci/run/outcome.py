@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from satori_ci.oracles.check import check_body, exercised_indices, truncate_json
+from satori_ci.oracles.check import check_body, truncate_json
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.harvest import MOST, harvest
 from satori_ci.plan.model import Skip, SkipKind

@@ -31,8 +31,11 @@ def test_the_demo_prints_the_expected_violations(tmp_path: Path) -> None:
                           timeout=180, env=env, check=False)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "3 oracle violations in 3 fields of api/openapi.yaml" in out
+    # the list and, through the ids it lists (chaining), the detail operation
+    assert "6 oracle violations in 6 fields of api/openapi.yaml" in out
+    assert "24 of 24 oracles exercised · 2 of 2 operations reached" in out
     for needle in ('books[].language  string_fixed_length 2', '"eng"  at /books/1/language',
+                   "GET /books/{isbn} 200", '"eng"  at /language',
                    "books[].store.latitude  number_max_value 90", "123.4  at /books/1/store/latitude",
                    '"yesterday"  at /books/2/store/updated_at', "enum gained 'audiobook'"):
         assert needle in out

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from satori_ci.postman.collection import build_collection, path_parts
 from satori_ci.plan.samples import auth_params, json_body_text, sample_requests
+from satori_ci.postman.collection import build_collection, path_parts
 from satori_ci.spec import Spec, load_spec
 
 

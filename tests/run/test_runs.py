@@ -33,8 +33,8 @@ from satori_ci.demo_staging import (
 )
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.check import check_body, truncate_json
-from satori_ci.postman.collection import Collection, RequestItem, build_collection
 from satori_ci.plan.samples import encode
+from satori_ci.postman.collection import Collection, RequestItem, build_collection
 from satori_ci.run.model import ProblemKind, ResponseProblemKind, RunResult, Violation
 from satori_ci.run.native import run_native
 from satori_ci.run.newman import NewmanReport, run_newman
@@ -259,12 +259,15 @@ def test_status_mismatch_and_non_json_are_not_oracle_failures(outcomes: dict[str
 def test_infrastructure_problems_are_retried_then_reported(outcomes: dict[str, Outcome]) -> None:
     for result in (outcomes["infra"].newman, outcomes["infra"].native):
         problems = {p.request.name.split("?")[0]: (p.kind, p.attempts) for p in result.infrastructure}
-        assert problems == {"GET /items": (ProblemKind.SERVER_ERROR, 2),
-                            "GET /items/000042/prices": (ProblemKind.TIMEOUT, 2)}, result.runner
+        assert problems == {"GET /items/000042/prices": (ProblemKind.TIMEOUT, 2)}, result.runner
+        # a 5XX is a finding about the API (retried once), not a reachability problem
+        assert [(e.request.name.split("?")[0], e.status, e.attempts) for e in result.server_errors] == [
+            ("GET /items", 503, 2)], result.runner
         # the 502 was retried and the second answer checked
         assert result.checked == 1 and result.violations == ()
         assert [(u.kind, u.status) for u in result.unchecked] == [(ResponseProblemKind.NOT_JSON, 201)]
-        assert result.exit_code is ExitCode.INFRASTRUCTURE
+        # the server error counts like a violation (fail_on_server_errors), ahead of the timeout
+        assert result.exit_code is ExitCode.VIOLATIONS
 
 
 @pytest.mark.parametrize(("name", "kind"), [("refused", ProblemKind.CONNECTION), ("tls", ProblemKind.TLS)])

@@ -1,0 +1,102 @@
+"""The options that decide what is sent, shared by `collection`, `run` and `check`: headers, values, opt-ins."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from satori_ci.cli.errors import UsageError
+from satori_ci.config import SpecConfig
+from satori_ci.plan import PlanSettings
+
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def add_request_options(parser: argparse.ArgumentParser, sends: bool = True) -> None:
+    """The flags; `sends` adds those that only matter when requests go out (`run`, `check`)."""
+    parser.add_argument("--header", action="append", default=[], metavar='"NAME: VALUE"',
+                        help="send this header with every request (repeatable; the value is never printed)")
+    parser.add_argument("--header-env", action="append", default=[], metavar="NAME=VARIABLE",
+                        help="send header NAME with the value of environment variable VARIABLE (repeatable)")
+    parser.add_argument("--value", action="append", default=[], metavar="PARAM=VALUE",
+                        help="the value of a parameter of that name, in every operation (repeatable; wins over "
+                             "the config's requests.values)")
+    parser.add_argument("--unsafe", action="append", default=[], metavar='"METHOD /path"',
+                        help="also send this non-GET operation (a glob; repeatable). Only GET and HEAD are sent "
+                             "otherwise")
+    parser.add_argument("--chain", type=int, metavar="N",
+                        help="ids taken from a list response for each detail operation (default 3; 0: off)")
+    if sends:
+        parser.add_argument("--min-exercised", type=int, metavar="N",
+                            help="exit 3 when fewer than N enabled oracles met a value (default 1)")
+
+
+@dataclass(frozen=True)
+class RequestInputs:
+    """What the flags and the config say about the requests, resolved from the environment."""
+
+    headers: tuple[tuple[str, str], ...]
+    """(header, value) for every request."""
+    header_references: tuple[tuple[str, str], ...]
+    """(header, environment variable) for a collection written to a file (values are never written)."""
+    plan: PlanSettings
+    min_exercised: int
+    fail_on_server_errors: bool
+    notes: tuple[str, ...]
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":")
+    name = name.strip()
+    if not sep or not _HEADER_NAME.match(name):
+        raise UsageError(f'--header takes "NAME: VALUE", not {text.split(":")[0][:40]!r}...')
+    return name, value.strip()
+
+
+def _header_env(text: str) -> tuple[str, str]:
+    name, sep, variable = text.partition("=")
+    if not sep or not _HEADER_NAME.match(name.strip()) or not _ENV_NAME.match(variable.strip()):
+        raise UsageError(f"--header-env takes NAME=VARIABLE, not {text!r}")
+    return name.strip(), variable.strip()
+
+
+def _value(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise UsageError(f"--value takes PARAM=VALUE, not {text!r}")
+    return name, value
+
+
+def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapping[str, str]) -> RequestInputs:
+    """Flags first, then the spec's config (staging headers, `requests:`)."""
+    notes: list[str] = []
+    headers = [_header(h) for h in args.header]
+    references = [(name, f"SATORI_HEADER_{n}") for n, (name, _) in enumerate(headers, start=1)]
+    for text in args.header_env:
+        name, variable = _header_env(text)
+        references.append((name, variable))
+        value = environ.get(variable)
+        if value is None:
+            notes.append(f"{variable} is not set: the {name} header is not sent")
+        else:
+            headers.append((name, value))
+    staging = settings.staging(environ)
+    notes.extend(staging.notes)
+    flagged = {name.lower() for name, _ in headers}
+    headers.extend(h for h in staging.headers if h[0].lower() not in flagged)
+    references.extend(h for h in settings.headers if h[0].lower() not in flagged)
+    if args.chain is not None and not 0 <= args.chain <= 1000:
+        raise UsageError("--chain must be a whole number from 0 to 1000")
+    plan, plan_notes = settings.plan_settings(environ, tuple(_value(v) for v in args.value), tuple(args.unsafe),
+                                              args.chain)
+    notes.extend(plan_notes)
+    wanted = getattr(args, "min_exercised", None)
+    if wanted is not None and wanted < 0:
+        raise UsageError("--min-exercised must be 0 or more")
+    min_exercised = wanted if wanted is not None else (settings.requests.min_exercised
+                                                         if settings.requests.min_exercised is not None else 1)
+    return RequestInputs(tuple(headers), tuple(references), plan, min_exercised,
+                         settings.requests.server_errors != "report", tuple(notes))

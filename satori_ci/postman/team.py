@@ -1,0 +1,638 @@
+"""A team's own Postman collection (v2.1): read it, resolve its requests, match them to spec operations, assertify.
+
+Pure: text in, frozen values out, no I/O. `read_team_collection` resolves each request as Newman would send it
+before any script runs (environment values over collection variables, `:name` path variables, inherited auth);
+`match_request` ties a request to a spec operation; `assertify` returns a copy of the collection in which the
+matched requests get one more test script, after the team's own, and nothing else changes.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import unquote
+
+from satori_ci.spec.model import Operation
+
+_ID_NAMESPACE = uuid.UUID("0b5f4f53-6c1e-4d0a-9a7e-3f2d9c1b7e44")
+_VARIABLE = re.compile(r"\{\{([^{}]*?)\}\}")  # Postman's own pattern (postman-collection Substitutor)
+_DEPTH = 19  # Postman's VARS_SUBREPLACE_LIMIT
+_TEMPLATE_PART = re.compile(r"\{([^{}/]+)\}")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+_NO_BODY_METHODS = frozenset({"GET", "COPY", "HEAD", "PURGE", "UNLOCK"})  # Newman drops their bodies
+_RAW_CONTENT_TYPES = {"html": "text/html", "text": "text/plain", "json": "application/json",
+                      "javascript": "application/javascript", "xml": "application/xml"}
+_SENDABLE_AUTH = frozenset({"bearer", "basic", "apikey"})
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+class TeamCollectionError(Exception):
+    """A team collection or environment that cannot be used; `str(err)` is one line naming the file."""
+
+
+@dataclass(frozen=True)
+class TeamAuth:
+    """The auth Newman applies to a request: its Postman type and parameters, variables resolved."""
+
+    type: str
+    params: Pairs = field(default=(), repr=False)
+
+    def param(self, key: str) -> str:
+        """The parameter's value, "" when absent."""
+        return next((v for k, v in self.params if k == key), "")
+
+    def header(self) -> tuple[str, str] | None:
+        """The header this auth sends (it replaces any header of that name, case-insensitively), if any."""
+        if self.type == "bearer":
+            token = self.param("token")
+            return ("Authorization", "Bearer " + token) if token else None
+        if self.type == "basic":
+            pair = f"{self.param('username')}:{self.param('password')}".encode()
+            return "Authorization", "Basic " + base64.b64encode(pair).decode("ascii")
+        if self.type == "apikey" and self.param("in") != "query" and self.param("key"):
+            return self.param("key"), self.param("value")
+        return None
+
+    def query(self) -> tuple[str, str] | None:
+        """The query parameter this auth sends (it replaces one of that name), if any."""
+        if self.type == "apikey" and self.param("in") == "query" and self.param("key"):
+            return self.param("key"), self.param("value")
+        return None
+
+
+@dataclass(frozen=True)
+class TeamRequest:
+    """One request of the team collection, resolved as far as is possible before its scripts run."""
+
+    id: str
+    """The item's own `id`, else a uuid5 of its names and place (stable for the same collection)."""
+    name: str
+    folder: str
+    """The names of its folders, `Folder/Sub` ("" at the top level)."""
+    index_path: tuple[int, ...]
+    """Its indexes in the nested `item` lists, from the collection down."""
+    method: str
+    url: str
+    """Path variables filled, `{{variables}}` resolved (unknown ones kept as `{{name}}`), disabled query
+    parameters dropped; without the auth's query parameter (see `prepared`)."""
+    headers: Pairs = field(repr=False)
+    """Enabled headers, resolved; without the auth header and Content-Type Newman adds (see `prepared`)."""
+    body: str | None = field(repr=False)
+    """The raw body, resolved; None for no body, a body Newman does not send (GET), or another mode."""
+    content_type: str | None
+    """The Content-Type Newman adds for the raw body when the request has none."""
+    scripts: bool
+    """Whether a pre-request or test script applies (its own, a folder's or the collection's)."""
+    auth: TeamAuth | None
+    """The effective auth (the item's, else the nearest folder's, else the collection's); None for none/noauth."""
+    unresolved: tuple[str, ...]
+    """Variables left as `{{name}}` in the URL, headers, body or auth: set by scripts, dynamic (`$guid`) or unknown."""
+    unsupported: tuple[str, ...] = ()
+    """What a native runner cannot send as Newman would, e.g. `body mode formdata`, `auth type oauth2`."""
+
+    @property
+    def label(self) -> str:
+        """`Folder/Sub/Name` for messages."""
+        return f"{self.folder}/{self.name}" if self.folder else self.name
+
+    def prepared(self) -> tuple[str, Pairs]:
+        """The URL and headers Newman sends: the auth applied, Content-Type added for a raw body without one."""
+        url, headers = self.url, list(self.headers)
+        if self.content_type and not any(k.lower() == "content-type" for k, _ in headers):
+            headers.append(("Content-Type", self.content_type))
+        header = self.auth.header() if self.auth else None
+        if header:
+            headers = [(k, v) for k, v in headers if k.lower() != header[0].lower()] + [header]
+        query = self.auth.query() if self.auth else None
+        if query:
+            url = _replace_query(url, *query)
+        return url, tuple(headers)
+
+
+@dataclass(frozen=True)
+class TeamCollection:
+    """A team's Postman collection: its requests in run order and the variables they were resolved with."""
+
+    source: str
+    name: str
+    raw: dict[str, Any] = field(repr=False)
+    """The parsed collection; never mutated (`assertify` copies it)."""
+    requests: tuple[TeamRequest, ...]
+    """Depth first, in the order Newman runs them."""
+    variables: Pairs = field(repr=False)
+    """Enabled collection variables."""
+    environment: Pairs = field(repr=False)
+    """Enabled environment values."""
+
+    def request(self, request_id: str) -> TeamRequest | None:
+        """The request with that id, if any."""
+        return next((r for r in self.requests if r.id == request_id), None)
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a request inherits from the folders above it."""
+
+    names: tuple[str, ...]
+    auth: Any
+    scripts: bool
+
+
+def read_team_collection(text: str, name: str, environment: str | None = None,
+                         environment_name: str | None = None) -> TeamCollection:
+    """Parse a Postman v2.1 collection (and optionally an environment file) and resolve its requests."""
+    raw = _load_json(text, name)
+    _check_collection(raw, name)
+    variables = _variable_pairs(raw.get("variable"), name, "variable")
+    env = _read_environment(environment, environment_name or "environment") if environment is not None else ()
+    values = {**dict(variables), **dict(env)}
+    top = _Scope((), _nearest_auth(raw, None), _has_scripts(raw))
+    requests = tuple(_requests(raw["item"], (), top, values, name))
+    info = raw.get("info")
+    title = _text(info.get("name")) if isinstance(info, dict) else ""
+    return TeamCollection(source=name, name=title or name, raw=raw, requests=_unique_ids(requests),
+                          variables=variables, environment=env)
+
+
+def match_request(request: TeamRequest, operations: Sequence[Operation],
+                  base_urls: Sequence[str]) -> tuple[Operation, Pairs] | None:
+    """The spec operation `request` calls and its path parameter values (percent-decoded), or None.
+
+    A prefix of `base_urls` is stripped first (same origin or none, longest first; then other origins; then
+    none). Literal segments must be equal once percent-decoded, `{param}` takes one non-empty segment; among
+    operations of the request's method, the template with the most literal segments wins (then spec order).
+    """
+    for segments in _candidate_paths(request.url, base_urls):
+        found = _best_operation(request.method, segments, operations)
+        if found:
+            return found
+    return None
+
+
+def assertify(team: TeamCollection, tests: Mapping[str, Sequence[str]],
+              variables: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """A copy of `team.raw`: every request item carries its `TeamRequest.id`, the items in `tests` get that
+    test script after their own test events, `variables` are set in the collection's variables."""
+    unknown = sorted(set(tests) - {r.id for r in team.requests})
+    if unknown:
+        raise ValueError(f"{team.source}: no request with id {', '.join(unknown)}")
+    out = copy.deepcopy(team.raw)
+    for request in team.requests:
+        item = _item_at(out, request.index_path)
+        if item.get("id") != request.id:
+            item["id"] = request.id
+        if request.id in tests:
+            script = {"type": "text/javascript", "exec": list(tests[request.id])}
+            item.setdefault("event", []).append({"listen": "test", "script": script})
+    _set_variables(out, variables)
+    return out
+
+
+# Reading
+
+
+def _load_json(text: str, name: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise TeamCollectionError(f"{name}: not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+
+
+def _check_collection(raw: Any, name: str) -> None:
+    if not isinstance(raw, dict):
+        raise TeamCollectionError(f"{name}: not a Postman collection (a JSON object with an \"item\" list)")
+    info = raw.get("info")
+    schema = _text(info.get("schema")) if isinstance(info, dict) else ""
+    if "/v1." in schema or ("requests" in raw and "order" in raw and "item" not in raw):
+        raise TeamCollectionError(f"{name}: a Postman v1 collection; export it from Postman as Collection v2.1")
+    if not isinstance(raw.get("item"), list):
+        raise TeamCollectionError(f"{name}: not a Postman collection (no \"item\" list)")
+    if raw.get("variable") is not None and not isinstance(raw["variable"], list):
+        raise TeamCollectionError(f"{name}: \"variable\" is not a list")
+
+
+def _read_environment(text: str, name: str) -> Pairs:
+    data = _load_json(text, name)
+    if not isinstance(data, dict) or not isinstance(data.get("values", []), list):
+        raise TeamCollectionError(f"{name}: not a Postman environment (a JSON object with a \"values\" list)")
+    return _variable_pairs(data.get("values"), name, "values")
+
+
+def _variable_pairs(entries: Any, name: str, where: str) -> Pairs:
+    """Enabled `{key, value}` entries (environment `enabled: false` and variable `disabled: true` dropped)."""
+    out: list[tuple[str, str]] = []
+    for entry in entries or ():
+        if not isinstance(entry, dict):
+            raise TeamCollectionError(f"{name}: an entry of \"{where}\" is not an object")
+        key = entry.get("key", entry.get("id"))
+        if key is None or entry.get("enabled", True) is False or entry.get("disabled") is True:
+            continue
+        out.append((_text(key), _text(entry.get("value"))))
+    return tuple(out)
+
+
+def _requests(items: list[Any], index: tuple[int, ...], scope: _Scope, values: Mapping[str, str],
+              name: str) -> Iterator[TeamRequest]:
+    """The request items under `items`, depth first."""
+    for i, item in enumerate(items):
+        where = (*index, i)
+        if not isinstance(item, dict):
+            raise TeamCollectionError(f"{name}: item {_where(scope, where)} is not an object")
+        if "request" not in item and isinstance(item.get("item"), list):
+            inner = _Scope((*scope.names, _text(item.get("name"))), _nearest_auth(item, scope.auth),
+                           scope.scripts or _has_scripts(item))
+            yield from _requests(item["item"], where, inner, values, name)
+        elif "request" in item:
+            yield _request(item, where, scope, values, name)
+        elif "item" in item:
+            raise TeamCollectionError(f"{name}: folder {_where(scope, where)}: \"item\" is not a list")
+        else:
+            raise TeamCollectionError(f"{name}: item {_where(scope, where)} has neither \"request\" nor \"item\"")
+
+
+def _where(scope: _Scope, index: tuple[int, ...]) -> str:
+    return "/".join(scope.names) + ("/" if scope.names else "") + "#" + ".".join(str(i + 1) for i in index)
+
+
+def _request(item: dict[str, Any], index: tuple[int, ...], scope: _Scope, values: Mapping[str, str],
+             name: str) -> TeamRequest:
+    request = item["request"]
+    if isinstance(request, str):
+        request = {"url": request}
+    if not isinstance(request, dict):
+        raise TeamCollectionError(f"{name}: request {_where(scope, index)} is neither a URL nor an object")
+    if not isinstance(item.get("event", []), list):
+        raise TeamCollectionError(f"{name}: request {_where(scope, index)}: \"event\" is not a list")
+    resolver = _Resolver(values)
+    method = _text(request.get("method")).upper() or "GET"
+    url = resolver(_url_text(request.get("url")))
+    headers = tuple((resolver(k), resolver(v)) for k, v in _header_pairs(request.get("header")))
+    unsupported: list[str] = []
+    body, content_type = _body(request.get("body"), method, item, resolver, unsupported)
+    auth = _auth(_nearest_auth(request, scope.auth), resolver, unsupported)
+    return TeamRequest(
+        id=_text(item.get("id")), name=_text(item.get("name")), folder="/".join(scope.names), index_path=index,
+        method=method, url=url, headers=headers, body=body, content_type=content_type,
+        scripts=scope.scripts or _has_scripts(item), auth=auth, unresolved=tuple(resolver.unresolved),
+        unsupported=tuple(unsupported))
+
+
+def _unique_ids(requests: tuple[TeamRequest, ...]) -> tuple[TeamRequest, ...]:
+    """Missing or repeated item ids replaced by a uuid5 of the item's names and place."""
+    seen: set[str] = set()
+    out = []
+    for request in requests:
+        rid = request.id
+        if not rid or rid in seen:
+            seed = json.dumps([request.folder, request.name, list(request.index_path), rid], ensure_ascii=False)
+            rid = str(uuid.uuid5(_ID_NAMESPACE, seed))
+        seen.add(rid)
+        out.append(request if rid == request.id else replace(request, id=rid))
+    return tuple(out)
+
+
+def _has_scripts(node: dict[str, Any]) -> bool:
+    """Whether `node` has an enabled pre-request or test event with a non-blank script."""
+    events = node.get("event")
+    if not isinstance(events, list):
+        return False
+    for event in events:
+        if not isinstance(event, dict) or event.get("disabled") is True:
+            continue
+        if event.get("listen") in ("prerequest", "test") and _script_text(event.get("script")).strip():
+            return True
+    return False
+
+
+def _script_text(script: Any) -> str:
+    if isinstance(script, str):
+        return script
+    code = script.get("exec") if isinstance(script, dict) else None
+    if isinstance(code, list):
+        return "\n".join(_text(line) for line in code)
+    return _text(code)
+
+
+# Requests
+
+
+def _url_text(url: Any) -> str:
+    """The URL as Newman builds it from `request.url`, path variables filled, `{{variables}}` not yet resolved."""
+    if isinstance(url, str):
+        return url
+    if not isinstance(url, dict):
+        return ""
+    path_values = {_text(v.get("key", v.get("id"))): _text(v.get("value"))
+                   for v in url.get("variable") or () if isinstance(v, dict)}
+    if url.get("host") is None and url.get("path") is None:
+        return _fill_raw_path(_text(url.get("raw")), path_values)
+    text = ""
+    if url.get("protocol"):
+        protocol = _text(url["protocol"])
+        text += protocol if protocol.endswith("://") else protocol + "://"
+    host = url.get("host")
+    text += ".".join(_text(h) for h in host) if isinstance(host, list) else _text(host)
+    if url.get("port") not in (None, ""):
+        text += ":" + _text(url["port"])
+    path = url.get("path")
+    if path is not None:
+        segments = path if isinstance(path, list) else _text(path).removeprefix("/").split("/")
+        text += "/" + "/".join(_fill_segment(_segment_text(s), path_values) for s in segments)
+    query = _query_text(url.get("query"))
+    if query is not None:
+        text += "?" + query
+    if isinstance(url.get("hash"), str):
+        text += "#" + url["hash"]
+    return text
+
+
+def _segment_text(segment: Any) -> str:
+    return _text(segment.get("value")) if isinstance(segment, dict) else _text(segment)
+
+
+def _fill_segment(segment: str, values: Mapping[str, str]) -> str:
+    """`:name` (or `:name.suffix`) with the path variable's value, when it has a non-empty one."""
+    if not segment.startswith(":"):
+        return segment
+    key = segment[1:].split(".", 1)[0]
+    value = values.get(key)
+    return value + segment[1 + len(key):] if key and value else segment
+
+
+def _fill_raw_path(raw: str, values: Mapping[str, str]) -> str:
+    if not values:
+        return raw
+    origin, rest = _split_origin(raw)
+    cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    path = "/".join(_fill_segment(s, values) for s in rest[:cut].split("/"))
+    return origin + path + rest[cut:]
+
+
+def _query_text(query: Any) -> str | None:
+    """The enabled query parameters as Postman writes them; None when there are none at all."""
+    if isinstance(query, str):
+        return query
+    if not isinstance(query, list) or not query:
+        return None
+    parts = []
+    for param in query:
+        if not isinstance(param, dict) or param.get("disabled") is True:
+            continue
+        key, value = param.get("key"), param.get("value")
+        text = _query_escape(key, True) if isinstance(key, str) else ""
+        parts.append(text + ("=" + _query_escape(value, False) if isinstance(value, str) else ""))
+    return "&".join(parts) if parts else None
+
+
+def _query_escape(text: str, key: bool) -> str:
+    """`&` and `#` (and `=` in a key) percent-encoded, as Postman does."""
+    text = text.replace("&", "%26").replace("#", "%23")
+    return text.replace("=", "%3D") if key else text
+
+
+def _replace_query(url: str, key: str, value: str) -> str:
+    """`url` without query parameters named `key`, with `key=value` appended."""
+    url, hash_sign, fragment = url.partition("#")
+    base, _, query = url.partition("?")
+    kept = [p for p in query.split("&") if p and p.split("=", 1)[0] != key] if query else []
+    kept.append(_query_escape(key, True) + "=" + _query_escape(value, False))
+    return base + "?" + "&".join(kept) + hash_sign + fragment
+
+
+def _header_pairs(headers: Any) -> Pairs:
+    """Enabled headers, unresolved; `header` may be a list of `{key, value, disabled}` or raw `K: V` lines."""
+    if isinstance(headers, str):
+        lines = (line.partition(":") for line in headers.splitlines() if line.strip())
+        return tuple((k.strip(), v.strip()) for k, _, v in lines if k.strip())
+    out = []
+    for header in headers if isinstance(headers, list) else ():
+        if isinstance(header, dict) and header.get("disabled") is not True and header.get("key") is not None:
+            out.append((_text(header["key"]), _text(header.get("value"))))
+    return tuple(out)
+
+
+def _body(body: Any, method: str, item: dict[str, Any], resolve: _Resolver,
+          unsupported: list[str]) -> tuple[str | None, str | None]:
+    """The raw body text and the Content-Type Newman adds for it; other modes noted as unsupported."""
+    if not isinstance(body, dict) or body.get("disabled") is True:
+        return None, None
+    mode = _text(body.get("mode"))
+    content = body.get(mode) if mode else None
+    if not content:
+        return None, None
+    behaviour = item.get("protocolProfileBehavior")
+    keep = isinstance(behaviour, dict) and behaviour.get("disableBodyPruning") is True
+    if method in _NO_BODY_METHODS and not keep:
+        return None, None
+    if mode != "raw":
+        unsupported.append(f"body mode {mode}")
+        return None, None
+    options = body.get("options")
+    raw_options = options.get("raw") if isinstance(options, dict) else None
+    language = _text(raw_options.get("language")) if isinstance(raw_options, dict) else "text"
+    text = content if isinstance(content, str) else json.dumps(content)
+    return resolve(text), _RAW_CONTENT_TYPES.get(language, _RAW_CONTENT_TYPES["text"])
+
+
+def _nearest_auth(node: dict[str, Any], inherited: Any) -> Any:
+    """`node`'s own auth when it has one with a type, else what it inherits."""
+    auth = node.get("auth")
+    return auth if isinstance(auth, dict) and isinstance(auth.get("type"), str) else inherited
+
+
+def _auth(auth: Any, resolve: _Resolver, unsupported: list[str]) -> TeamAuth | None:
+    if not isinstance(auth, dict) or auth.get("type") in (None, "noauth"):
+        return None
+    kind = _text(auth["type"])
+    params = auth.get(kind)
+    if isinstance(params, dict):  # the v2.0 form: {"token": "..."}
+        pairs = [(_text(k), v) for k, v in params.items()]
+    else:
+        pairs = [(_text(p.get("key")), p.get("value")) for p in params or () if isinstance(p, dict)]
+    if kind not in _SENDABLE_AUTH:
+        unsupported.append(f"auth type {kind}")
+    return TeamAuth(kind, tuple((k, resolve(_text(v))) for k, v in pairs if k))
+
+
+# Variables
+
+
+class _Resolver:
+    """Resolves `{{name}}` from the given values, recursively and cycle-safe; records what it cannot resolve."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.values = values
+        self.unresolved: list[str] = []
+
+    def __call__(self, text: str) -> str:
+        return self._expand(text, (), _DEPTH)
+
+    def _expand(self, text: str, stack: tuple[str, ...], depth: int) -> str:
+        def one(match: re.Match[str]) -> str:
+            key = match.group(1)
+            if key in self.values and key not in stack and depth > 0:
+                return self._expand(self.values[key], (*stack, key), depth - 1)
+            if key not in self.unresolved:
+                self.unresolved.append(key)
+            return match.group(0)
+
+        return _VARIABLE.sub(one, text)
+
+
+def _text(value: Any) -> str:
+    """A JSON value as Postman turns it into text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# Matching
+
+
+def _split_origin(url: str) -> tuple[str, str]:
+    """(`scheme://host:port` as written, the rest from the first `/`, `?` or `#`); no scheme: the first part is
+    the host (as Postman reads `localhost:3000/x` or `{{baseUrl}}/x`), unless the URL starts with `/`."""
+    scheme = _SCHEME.match(url)
+    start = scheme.end() if scheme else 0
+    if not scheme and url.startswith("/"):
+        return "", url
+    ends = [i for i in (url.find(c, start) for c in "/?#") if i >= 0]
+    cut = min(ends, default=len(url))
+    return url[:cut], url[cut:]
+
+
+def _origin_key(origin: str) -> str:
+    """The origin compared case-insensitively, `http` assumed, credentials and default port dropped."""
+    if not origin:
+        return ""
+    scheme = _SCHEME.match(origin)
+    name = scheme.group(1).lower() if scheme else "http"
+    host = origin[scheme.end():] if scheme else origin
+    host = host.rpartition("@")[2].lower()
+    port = _DEFAULT_PORTS.get(name)
+    if port and host.endswith(":" + port):
+        host = host[: -len(port) - 1]
+    return f"{name}://{host}"
+
+
+def _path_segments(rest: str) -> tuple[str, ...]:
+    """The path's segments, query, fragment and trailing slash dropped (not yet decoded)."""
+    path = re.split(r"[?#]", rest, maxsplit=1)[0].strip("/")
+    return tuple(path.split("/")) if path else ()
+
+
+def _base_parts(base: str) -> tuple[str, tuple[str, ...]]:
+    origin, rest = _split_origin(base.strip())
+    return _origin_key(origin), tuple(unquote(s) for s in _path_segments(rest))
+
+
+def _candidate_paths(url: str, base_urls: Sequence[str]) -> list[tuple[str, ...]]:
+    """The request's decoded path segments with each matching base path stripped, best guess first."""
+    origin, rest = _split_origin(url)
+    own, segments = _origin_key(origin), tuple(unquote(s) for s in _path_segments(rest))
+    bases = [_base_parts(b) for b in base_urls if b.strip()]
+    ordered = sorted(bases, key=lambda b: (bool(b[0]) and b[0] != own, -len(b[1])))
+    out: list[tuple[str, ...]] = []
+    for _, prefix in ordered:
+        if segments[: len(prefix)] == prefix and segments[len(prefix):] not in out:
+            out.append(segments[len(prefix):])
+    if segments not in out:
+        out.append(segments)
+    return out
+
+
+@dataclass(frozen=True)
+class _Template:
+    """An operation's path template, compiled: per segment a literal, a whole `{param}` or a regex."""
+
+    operation: Operation
+    segments: tuple[str | re.Pattern[str], ...]
+    names: tuple[tuple[str, ...], ...]
+    score: tuple[int, int]
+
+
+def _compile(operation: Operation) -> _Template:
+    segments: list[str | re.Pattern[str]] = []
+    names: list[tuple[str, ...]] = []
+    literal = mixed = 0
+    for segment in _path_segments(operation.path):
+        found = tuple(_TEMPLATE_PART.findall(segment))
+        if not found:
+            segments.append(unquote(segment))
+            literal += 1
+        else:
+            pieces = _TEMPLATE_PART.split(segment)
+            pattern = "".join(re.escape(unquote(p)) if i % 2 == 0 else "(.+?)" for i, p in enumerate(pieces))
+            segments.append(re.compile(pattern, re.DOTALL))
+            mixed += len(pieces) > 3 or any(pieces[::2])
+        names.append(found)
+    return _Template(operation, tuple(segments), tuple(names), (literal, mixed))
+
+
+def _bind(template: _Template, segments: tuple[str, ...]) -> Pairs | None:
+    """The path parameter values when `segments` fit the template, else None."""
+    if len(segments) != len(template.segments):
+        return None
+    values: list[tuple[str, str]] = []
+    for have, want, names in zip(segments, template.segments, template.names, strict=True):
+        if isinstance(want, str):
+            if have != want:
+                return None
+            continue
+        match = want.fullmatch(have)
+        if not match or not have:
+            return None
+        values.extend(zip(names, match.groups(), strict=True))
+    return tuple(values)
+
+
+def _best_operation(method: str, segments: tuple[str, ...],
+                    operations: Sequence[Operation]) -> tuple[Operation, Pairs] | None:
+    best: tuple[_Template, Pairs] | None = None
+    for operation in operations:
+        if operation.method.upper() != method:
+            continue
+        template = _compile(operation)
+        values = _bind(template, segments)
+        if values is not None and (best is None or template.score > best[0].score):
+            best = template, values
+    return (best[0].operation, best[1]) if best else None
+
+
+# Assertify
+
+
+def _item_at(raw: dict[str, Any], index: tuple[int, ...]) -> dict[str, Any]:
+    node = raw
+    for i in index:
+        node = node["item"][i]
+    return node
+
+
+def _set_variables(raw: dict[str, Any], variables: Sequence[tuple[str, str]]) -> None:
+    """Each (key, value) replaces the value of the collection variables with that key (enabling them), or is
+    appended."""
+    if not variables:
+        return
+    entries = raw.setdefault("variable", [])
+    for key, value in variables:
+        found = [e for e in entries if isinstance(e, dict) and _text(e.get("key", e.get("id"))) == key]
+        for entry in found:
+            entry["value"] = value
+            entry.pop("disabled", None)
+        if not found:
+            entries.append({"key": key, "value": value, "type": "string"})

@@ -1,0 +1,48 @@
+"""What a run checked, as plain data for every renderer: counts, operations not sent (grouped), operations
+whose oracles met no value. Untrusted text (paths, details) is left for each renderer to escape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from satori_ci.plan.model import Skip, SkipKind
+from satori_ci.run.model import RunResult
+
+KIND_TITLES = {
+    SkipKind.UNSAFE_METHOD: "not a safe method (only GET and HEAD are sent unless opted in)",
+    SkipKind.IGNORED: "ignored by the config",
+    SkipKind.NO_INPUT: "no input for a path parameter",
+}
+
+
+@dataclass(frozen=True)
+class Coverage:
+    operations: int
+    """Operations with a 2XX JSON response that the run knew of."""
+    reached: int
+    """Operations with at least one checked 2XX JSON response."""
+    exercised: int
+    enabled: int
+    not_sent: tuple[tuple[SkipKind, tuple[Skip, ...]], ...]
+    unexercised: tuple[tuple[str, int, int, int], ...]
+    """(operation, sent, checked, enabled oracles) of operations sent whose oracles met no value."""
+
+    def headline(self) -> str:
+        """`31 of 47 oracles exercised · 12 of 16 operations reached` (numbers only: safe in any format)."""
+        return (f"{self.exercised} of {self.enabled} oracles exercised · {self.reached} of {self.operations} "
+                f"operations reached")
+
+
+def coverage_of(run: RunResult) -> Coverage | None:
+    """None for runs without per-operation figures (recorded responses)."""
+    if not run.coverage and not run.skipped:
+        return None
+    groups: dict[SkipKind, list[Skip]] = {}
+    for skip in run.skipped:
+        groups.setdefault(skip.kind, []).append(skip)
+    unexercised = tuple((c.label, c.sent, c.checked, c.enabled) for c in run.coverage
+                        if c.sent and c.enabled and not c.exercised)
+    return Coverage(operations=len(run.coverage), reached=sum(1 for c in run.coverage if c.checked),
+                    exercised=run.oracles_exercised, enabled=run.oracles_enabled,
+                    not_sent=tuple((k, tuple(groups[k])) for k in SkipKind if k in groups),
+                    unexercised=unexercised)
