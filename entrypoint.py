@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
+from satori_ci.cli.request_options import load_team
 from satori_ci.config import ConfigError, ProjectConfig, load_config, load_config_at
 from satori_ci.exit_codes import ExitCode
 from satori_ci.github.comments import StickyCommenter
@@ -27,6 +28,7 @@ from satori_ci.infer.llm import LLMConfig
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import dump_oracle_file
 from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec
+from satori_ci.postman.team import TeamCollectionError
 from satori_ci.report.annotations import render_annotations
 from satori_ci.report.json_report import report_json
 from satori_ci.report.markdown import marker_for, render_comment, render_resolved
@@ -72,6 +74,8 @@ def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, 
         sending = trusted.for_spec(path)
         staging = sending.staging(os.environ, ctx.inputs.staging_url, inputs)
         plan, plan_notes = sending.plan_settings(os.environ)
+        rev = ctx.base_sha if ctx.is_pull_request and ctx.base_sha else None
+        team = load_team(sending.requests.collection, sending.requests.environment, rev)
         for note in (*staging.notes, *plan_notes):
             say(warning(f"satori-ci: {path}: {note}"), secrets)
         out.append(SpecTarget(
@@ -79,7 +83,7 @@ def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, 
             oracle_file=default_oracle_path(path, ctx.inputs.oracles_dir or trusted.oracles_dir or ".satori"),
             settings=settings, staging_url=staging.url, headers=staging.headers, plan=plan,
             min_exercised=sending.requests.min_exercised if sending.requests.min_exercised is not None else 1,
-            fail_on_server_errors=sending.requests.server_errors != "report",
+            fail_on_server_errors=sending.requests.server_errors != "report", team=team,
         ))
     return out
 
@@ -181,7 +185,7 @@ def main() -> int:
         return ExitCode.INPUT_ERROR
     try:
         return run(ctx)
-    except (ConfigError, OracleFileError, ActionConfigError) as exc:
+    except (ConfigError, OracleFileError, ActionConfigError, TeamCollectionError) as exc:
         say(f"::error title=satori-ci::{exc}", ctx.secrets)
         return ExitCode.INPUT_ERROR
     except RunError as exc:

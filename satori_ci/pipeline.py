@@ -25,6 +25,7 @@ from satori_ci.oracles.file import OracleFile, load_oracle_file
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan import PlanSettings, plan_requests
 from satori_ci.postman.collection import build_collection
+from satori_ci.postman.team import TeamCollection
 from satori_ci.report.model import FieldLocation, InferenceSummary, SpecCheck, identity
 from satori_ci.run.errors import RunError
 from satori_ci.run.model import RunResult
@@ -49,6 +50,8 @@ class SpecTarget:
     """What may be sent, with which values (from trusted config and flags, resolved by the caller)."""
     min_exercised: int = 1
     fail_on_server_errors: bool = True
+    team: TeamCollection | None = None
+    """The team's own Postman collection (from trusted input): its requests carry the assertions."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,8 @@ def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: Che
     if not target.staging_url:
         return None, "no staging URL"
     plan = plan_requests(spec, target.plan)
-    collection = build_collection(spec, oracles, target.staging_url, target.settings.null_like, plan)
+    collection = build_collection(spec, oracles, target.staging_url, target.settings.null_like, plan, target.team,
+                                  target.plan.unsafe)
     if options.on_stage is not None:
         requests = sum(1 for _ in collection.items())
         options.on_stage(f"running {requests} request(s) with {len(oracles)} oracle(s) against {target.staging_url}")

@@ -63,7 +63,8 @@ def run_check(args: argparse.Namespace) -> int:
                       on_stage=(lambda text: print(f"satori-ci: {text}…", file=sys.stderr)) if show else None)
     target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
                         staging_url=url, headers=inputs.headers, plan=inputs.plan,
-                        min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors)
+                        min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors,
+                        team=inputs.team)
     try:
         outcome = check_spec(target, options)
     finally:

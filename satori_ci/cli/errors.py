@@ -5,6 +5,7 @@ from __future__ import annotations
 from satori_ci.config import ConfigError
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.errors import OracleFileError
+from satori_ci.postman.team import TeamCollectionError
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.spec.errors import SpecError
 
@@ -19,7 +20,7 @@ def classify(exc: Exception) -> tuple[ExitCode | None, str]:
         return ExitCode.INPUT_ERROR, exc.message
     if isinstance(exc, ConfigError):
         return ExitCode.INPUT_ERROR, str(exc)
-    if isinstance(exc, OracleFileError):
+    if isinstance(exc, OracleFileError | TeamCollectionError):
         return ExitCode.INPUT_ERROR, str(exc)
     if isinstance(exc, RunError):
         code = ExitCode.INPUT_ERROR if exc.kind is RunErrorKind.INPUT else ExitCode.INFRASTRUCTURE

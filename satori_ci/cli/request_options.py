@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from satori_ci.cli.errors import UsageError
 from satori_ci.config import SpecConfig
 from satori_ci.plan import PlanSettings
+from satori_ci.postman.team import TeamCollection, TeamCollectionError, read_team_collection
+from satori_ci.spec.errors import SpecError
+from satori_ci.spec.source import open_source
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -29,6 +32,10 @@ def add_request_options(parser: argparse.ArgumentParser, sends: bool = True) -> 
                              "otherwise")
     parser.add_argument("--chain", type=int, metavar="N",
                         help="ids taken from a list response for each detail operation (default 3; 0: off)")
+    parser.add_argument("--postman-collection", metavar="FILE",
+                        help="your own Postman collection (v2.1): its requests that call a spec operation get the "
+                             "assertions, everything else (auth, scripts, variables, order) is kept")
+    parser.add_argument("--postman-environment", metavar="FILE", help="the Postman environment file it runs with")
     if sends:
         parser.add_argument("--min-exercised", type=int, metavar="N",
                             help="exit 3 when fewer than N enabled oracles met a value (default 1)")
@@ -46,6 +53,30 @@ class RequestInputs:
     min_exercised: int
     fail_on_server_errors: bool
     notes: tuple[str, ...]
+    team: TeamCollection | None = None
+
+
+def _read(ref: str) -> str:
+    """A file of the repository (or `REV:path`), confined to it."""
+    try:
+        reader = open_source(ref)
+        return reader.read(reader.entry).decode("utf-8")
+    except SpecError as exc:
+        raise TeamCollectionError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise TeamCollectionError(f"{ref}: not UTF-8 text") from None
+
+
+def load_team(collection: str | None, environment: str | None, rev: str | None = None) -> TeamCollection | None:
+    """The team's collection (and environment), read from the working tree or, with `rev`, from that commit."""
+    if collection is None:
+        if environment is not None:
+            raise TeamCollectionError(f"{environment}: an environment file needs a collection "
+                                      "(--postman-collection or requests.collection)")
+        return None
+    name = f"{rev}:{collection}" if rev else collection
+    env_name = (f"{rev}:{environment}" if rev else environment) if environment else None
+    return read_team_collection(_read(name), name, _read(env_name) if env_name else None, env_name)
 
 
 def _header(text: str) -> tuple[str, str]:
@@ -98,5 +129,7 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
         raise UsageError("--min-exercised must be 0 or more")
     min_exercised = wanted if wanted is not None else (settings.requests.min_exercised
                                                          if settings.requests.min_exercised is not None else 1)
+    team = load_team(args.postman_collection or settings.requests.collection,
+                     args.postman_environment or (None if args.postman_collection else settings.requests.environment))
     return RequestInputs(tuple(headers), tuple(references), plan, min_exercised,
-                         settings.requests.server_errors != "report", tuple(notes))
+                         settings.requests.server_errors != "report", tuple(notes), team)

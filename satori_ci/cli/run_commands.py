@@ -70,7 +70,7 @@ def _planned_collection(args: argparse.Namespace, spec: Spec, oracles: list[Orac
     inputs = request_inputs(args, settings, os.environ)
     plan = plan_requests(spec, inputs.plan)
     nulls = tuple(args.null_like) if args.null_like else settings.null_like
-    return build_collection(spec, oracles, base_url, nulls, plan), inputs
+    return build_collection(spec, oracles, base_url, nulls, plan, inputs.team, inputs.plan.unsafe), inputs
 
 
 def run_collection(args: argparse.Namespace) -> int:

@@ -14,13 +14,14 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan.model import PlannedOperation, RequestPlan, Skip
+from satori_ci.plan.model import SAFE_METHODS, PlannedOperation, RequestPlan, Skip, SkipKind, matches
 from satori_ci.plan.samples import AuthParam, SampleRequest, auth_entry, auth_params, describe, sample_requests
 from satori_ci.postman.checker_js import CHECKER_JS, segments_json
 from satori_ci.postman.script import CHECKER_VARIABLE, build_prerequest_script, build_test_script
+from satori_ci.postman.team import TeamCollection, TeamRequest, assertify, match_request
 from satori_ci.spec.model import Operation, OperationKey, Spec
 from satori_ci.spec.paths import FieldPathError, parse
 
@@ -85,6 +86,12 @@ class RequestItem:
     """Why it is not sent when one of `requires` is unset."""
     harvests: tuple[HarvestStep, ...] = ()
     prerequest: tuple[str, ...] = ()
+    team: TeamRequest | None = None
+    """The team collection's request this item is (its URL, headers, body and auth are sent as written)."""
+
+    @property
+    def body(self) -> str | None:
+        return self.team.body if self.team is not None else self.sample.body
 
     @property
     def label(self) -> str:
@@ -102,8 +109,10 @@ class RequestItem:
 
     def url(self, base_url: str, variables: Mapping[str, str] | None = None) -> str:
         """The URL the request goes to (what Postman sends once `{{baseUrl}}` and the variables are set)."""
-        values = dict(self.sample.path_params)
         known = variables or {}
+        if self.team is not None:
+            return substitute(self.team.prepared()[0], known)
+        values = dict(self.sample.path_params)
         path = "/".join(substitute(values.get(p.variable, ""), known) if p.variable else p.text for p in self.parts)
         query = [*self.sample.query, *self._auth_query(known)]
         text = base_url.rstrip("/") + ("/" + path if self.parts else "")
@@ -137,6 +146,11 @@ class RequestItem:
 
     def headers(self, variables: Mapping[str, str]) -> list[tuple[str, str]]:
         """Headers with the variables substituted (what Postman sends)."""
+        if self.team is not None:
+            own = list(self.team.prepared()[1])
+            replaced = {k.lower() for k, _ in self.extra_headers}
+            own = [h for h in own if h[0].lower() not in replaced] + list(self.extra_headers)
+            return [(k, substitute(v, variables)) for k, v in own]
         return [(k, substitute(v, variables)) for k, v in self.header_templates()]
 
     def to_dict(self) -> dict[str, Any]:
@@ -197,6 +211,11 @@ class Collection:
     """`METHOD /path` -> enabled oracles, for every operation with oracles (sent or not)."""
     header_variables: tuple[str, ...] = ()
     """Variables the extra headers read (declared empty in the file: values are never written)."""
+    team: TeamCollection | None = None
+    """The team's own collection: its matched requests (first folder) carry the assertions; the file is theirs
+    with the test scripts added, then the generated requests of the operations it does not call."""
+    team_removed: tuple[str, ...] = ()
+    """Ids of team requests left out of the run (non-safe methods not opted in)."""
 
     def items(self) -> Iterator[RequestItem]:
         for folder in self.folders:
@@ -246,6 +265,8 @@ class Collection:
                        oracle_counts=tuple(k for c in everything for k in c.oracle_counts))
 
     def to_dict(self) -> dict[str, Any]:
+        if self.team is not None:
+            return self._team_dict(self.team)
         variables: list[dict[str, Any]] = [
             {"key": BASE_URL_VARIABLE, "value": self.base_url, "type": "string",
              "description": "Where the API under test runs (satori-ci run --base-url sets it)."},
@@ -269,6 +290,63 @@ class Collection:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+    def _team_dict(self, team: TeamCollection) -> dict[str, Any]:
+        """The team's collection with the assertions added, what it must not send removed, and the generated
+        requests (operations it does not call) in a folder of their own at the end."""
+        own = [i for i in self.items() if i.team is not None]
+        generated = [Folder(f.name, f.description, tuple(i for i in f.items if i.team is None)) for f in self.folders]
+        variables = [(CHECKER_VARIABLE, CHECKER_JS)]
+        defined = {k for k, _ in (*team.variables, *team.environment)}
+        if any(f.items for f in generated) and BASE_URL_VARIABLE not in defined:
+            variables.append((BASE_URL_VARIABLE, self.base_url))
+        out = assertify(team, {i.id: i.script for i in own}, variables)
+        _drop_items(out, set(self.team_removed))
+        extra = own[0].extra_headers if own else ()
+        if extra:
+            _add_headers(out, {i.id for i in own}, extra)
+        folders = [f.to_dict() for f in generated if f.items]
+        if folders:
+            out["item"].append({"name": "satori-ci: operations this collection does not call", "item": folders})
+        return out
+
+
+def _drop_items(raw: dict[str, Any], ids: set[str]) -> None:
+    """Remove the request items with these ids from a collection's item tree."""
+    if not ids:
+        return
+
+    def walk(items: list[Any]) -> list[Any]:
+        kept = []
+        for item in items:
+            if isinstance(item, dict) and isinstance(item.get("item"), list):
+                item["item"] = walk(item["item"])
+            if isinstance(item, dict) and item.get("id") in ids:
+                continue
+            kept.append(item)
+        return kept
+
+    raw["item"] = walk(raw["item"])
+
+
+def _add_headers(raw: dict[str, Any], ids: set[str], headers: Sequence[tuple[str, str]]) -> None:
+    """Every request item with one of `ids` also sends `headers` (replacing same-named ones)."""
+    names = {k.lower() for k, _ in headers}
+
+    def walk(items: list[Any]) -> None:
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            if isinstance(item.get("item"), list):
+                walk(item["item"])
+            request = item.get("request")
+            if item.get("id") in ids and isinstance(request, dict):
+                found = request.get("header")
+                existing: list[Any] = found if isinstance(found, list) else []
+                kept = [h for h in existing if not (isinstance(h, dict) and str(h.get("key", "")).lower() in names)]
+                request["header"] = [*kept, *({"key": k, "value": v} for k, v in headers)]
+
+    walk(raw["item"])
 
 
 def match_status(code: str, statuses: Sequence[str]) -> str | None:
@@ -353,9 +431,12 @@ def _samples(spec: Spec, operation: Operation, planned: PlannedOperation | None
 
 
 def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None = None,
-                     null_like: Sequence[str] = (), plan: RequestPlan | None = None) -> Collection:
+                     null_like: Sequence[str] = (), plan: RequestPlan | None = None,
+                     team: TeamCollection | None = None, team_unsafe: Sequence[str] = ()) -> Collection:
     """The collection for the operations the plan sends (without a plan: every operation with a 2XX JSON
-    response, in spec order); only enabled oracles are asserted."""
+    response, in spec order); only enabled oracles are asserted. With the team's own collection, its requests
+    that call a spec operation carry that operation's assertions (and feed chaining), and the plan's requests
+    remain for the operations it does not call; its non-safe requests run only when `team_unsafe` opts them in."""
     by_operation: dict[tuple[str, str], dict[str, list[Oracle]]] = {}
     notes: list[str] = []
     for oracle in oracles:
@@ -372,13 +453,47 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
                    for (m, p), found in by_operation.items())
     folders: list[Folder] = []
     nulls = tuple(null_like)
+    base = base_url or next((s for s in spec.servers if s.startswith(("http://", "https://"))), DEFAULT_BASE_URL)
     planned_by_key = {(p.operation.method, p.operation.path): p for p in plan.operations} if plan else {}
+    calls, removed, team_skips = _team_calls(spec, team, base, team_unsafe) if team else ({}, (), ())
+    skipped = tuple(k for k in (plan.skipped if plan else ()) if (k.method, k.path) not in calls
+                    or k.kind is SkipKind.IGNORED) + team_skips
+    ignored = {(k.method, k.path) for k in skipped if k.kind is SkipKind.IGNORED}
     operations = [p.operation for p in plan.operations] if plan else list(spec.operations)
-    skipped_keys = {(k.method, k.path) for k in plan.skipped} if plan else set()
+    skipped_keys = {(k.method, k.path) for k in skipped}
     for operation in spec.operations:
-        if (operation.method, operation.path) in skipped_keys:
-            by_operation.pop((operation.method, operation.path), None)
+        key = (operation.method, operation.path)
+        if key in skipped_keys and (key not in calls or key in ignored):
+            by_operation.pop(key, None)
+    team_items: list[RequestItem] = []
+    if team is not None:
+        for (method, path), found_calls in calls.items():
+            if (method, path) in ignored:
+                continue
+            operation = next(o for o in spec.operations if o.method == method and o.path == path)
+            if not operation.statuses:
+                continue
+            found = by_operation.get((method, path), {})
+            by_status = {st: tuple(found.get(st, ())) for st in operation.statuses}
+            planned = planned_by_key.get((method, path))
+            for request, params in found_calls:
+                sample = SampleRequest(tuple((k, quote(v, safe="")) for k, v in params), (), (), None, None)
+                steps = _harvest_steps(planned, sample)
+                script = build_test_script(f"{method} {path}", operation.statuses, dict(by_status), nulls,
+                                           [h.to_json() for h in steps])
+                team_items.append(RequestItem(
+                    id=request.id, name=request.label, method=method, path=path,
+                    operation_id=operation.operation_id, statuses=operation.statuses,
+                    oracles=tuple(by_status.items()), sample=sample, parts=(), auth=(), null_like=nulls,
+                    script=script, harvests=steps, team=request))
+        team_items.sort(key=lambda i: [r.id for r in team.requests].index(i.id))
+        if team_items:
+            folders.append(Folder(f"{team.name} (team collection)", "", tuple(team_items)))
+        for key in calls:
+            by_operation.pop(key, None)
     for operation in operations:
+        if (operation.method, operation.path) in calls:
+            continue
         found = by_operation.pop((operation.method, operation.path), {})
         if not operation.statuses:
             if found:
@@ -414,10 +529,35 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
         where = "no 2XX JSON response in the spec" if (method, path) in in_spec else "not in the spec"
         notes.append(f"{method} {path}: {where}; its {sum(len(v) for v in left.values())} oracle(s) "
                      "are not checked")
-    base = base_url or next((s for s in spec.servers if s.startswith(("http://", "https://"))), DEFAULT_BASE_URL)
     description = (f"Generated by satori-ci from {spec.source}: sample requests and the enabled oracles of "
                    "its oracle file. Set baseUrl to the server under test; credentials come from "
                    "SATORI_AUTH_* environment variables at run time.")
     return Collection(name=f"{spec.title or spec.source} (satori-ci)", description=description,
                       base_url=base.rstrip("/"), null_like=nulls, folders=tuple(folders), notes=tuple(notes),
-                      skipped=plan.skipped if plan else (), oracle_counts=counts)
+                      skipped=skipped, oracle_counts=counts, team=team, team_removed=removed)
+
+
+TeamCalls = dict[tuple[str, str], list[tuple[TeamRequest, tuple[tuple[str, str], ...]]]]
+
+
+def _team_calls(spec: Spec, team: TeamCollection, base_url: str, unsafe: Sequence[str]
+                ) -> tuple[TeamCalls, tuple[str, ...], tuple[Skip, ...]]:
+    """The team requests that call a spec operation (by operation), the ids of those left out (non-safe, not
+    opted in), and why they are left out."""
+    bases = [base_url, *spec.servers]
+    calls: TeamCalls = {}
+    removed: list[str] = []
+    skips: list[Skip] = []
+    for request in team.requests:
+        found = match_request(request, spec.operations, bases)
+        path = found[0].path if found else (urlsplit(request.url).path or "/")
+        if request.method not in SAFE_METHODS and not matches(tuple(unsafe), request.method, path):
+            removed.append(request.id)
+            skips.append(Skip(request.method, path, SkipKind.UNSAFE_METHOD,
+                              f"{request.label} in {team.source}: not a safe method: opt in with requests: "
+                              f"unsafe: [\"{request.method} {path}\"]"))
+            continue
+        if found is not None:
+            operation, params = found
+            calls.setdefault((operation.method, operation.path), []).append((request, params))
+    return calls, tuple(removed), tuple(skips)

@@ -41,7 +41,7 @@ def exchange(session: requests.Session, item: RequestItem, base_url: str, variab
     """Send one request and check its response: the exchange, and the parsed body of a checked response."""
     url = item.url(base_url, variables)
     headers = dict(item.headers(variables))
-    body = item.sample.body.encode("utf-8") if item.sample.body is not None else None
+    body = item.body.encode("utf-8") if item.body is not None else None
     try:
         response = session.request(item.method, url, headers=headers, data=body, timeout=config.timeout_s,
                                    verify=not config.insecure, allow_redirects=True)
@@ -77,6 +77,12 @@ def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sl
                 if any(name not in chain for name in item.requires):
                     tally.add(item, request_ref(item, iteration, base_url), Exchange(skipped=item.skip_reason))
                     continue
+                if item.team is not None and item.team.unresolved:
+                    names = ", ".join("{{" + n + "}}" for n in item.team.unresolved)
+                    tally.add(item, request_ref(item, iteration, base_url), Exchange(
+                        skipped=f"{item.team.label} needs {names}, which the collection's scripts set: "
+                                "run it with --runner newman"))
+                    continue
                 known = {**variables, **chain}
                 attempts = 1
                 result, body = exchange(session, item, base_url, known, config)
@@ -88,4 +94,8 @@ def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sl
                 tally.add(item, request_ref(item, iteration, base_url, used), result, attempts)
                 if result.is_json and result.status is not None and 200 <= result.status < 300:
                     apply_harvests(item, body, chain)
+    scripted = sum(1 for i in collection.items() if i.team is not None and i.team.scripts)
+    if scripted:
+        notes = (*notes, f"the native runner does not run the team collection's scripts ({scripted} request(s) "
+                         "have some): use --runner newman to run them")
     return tally.result(time.monotonic() - started, (*collection.notes, *notes), collection)

@@ -152,6 +152,8 @@ def read_report(lines: Iterable[str]) -> NewmanReport:
 def _exchange(item: RequestItem, rec: NewmanRecord | None) -> Exchange:
     if rec is not None and rec.result is not None and "skipped" in rec.result:
         return Exchange(skipped=str(rec.result.get("skipped") or item.skip_reason))
+    if (rec is None or not rec.requested) and item.team is not None:
+        return Exchange(skipped=f"{item.team.label} was not run (the collection's scripts skipped it)")
     if rec is None or not rec.requested:
         raise RunError(RunErrorKind.NEWMAN_FAILED, f"newman left no record of the request {item.name!r}")
     if rec.error is not None:
@@ -189,7 +191,11 @@ def _used(rec: NewmanRecord) -> tuple[tuple[str, str], ...]:
 
 
 def _environment(collection: Collection, base_url: str, variables: dict[str, str]) -> dict[str, Any]:
-    values = [{"key": BASE_URL_VARIABLE, "value": base_url, "type": "default", "enabled": True}]
+    values = [{"key": k, "value": v, "type": "default", "enabled": True}
+              for k, v in (collection.team.environment if collection.team is not None else ())]
+    team = collection.team
+    if team is None or BASE_URL_VARIABLE not in {k for k, _ in (*team.variables, *team.environment)}:
+        values.append({"key": BASE_URL_VARIABLE, "value": base_url, "type": "default", "enabled": True})
     values.extend({"key": k, "value": v, "type": "secret", "enabled": True} for k, v in sorted(variables.items()))
     return {"name": "satori-ci run", "values": values}
 
@@ -271,7 +277,7 @@ def run_newman(collection: Collection, config: RunConfig, sleep: Sleep = time.sl
         for iteration, item in _pairs(collection, config.iterations):
             final[(item.id, iteration)] = (_exchange(item, report.records.get((item.id, iteration))), 1)
         by_id = {item.id: item for item in collection.items()}
-        for attempt in range(1, config.retries + 1):
+        for attempt in range(1, config.retries + 1 if collection.team is None else 1):
             pending = [key for key, (ex, tries) in final.items() if ex.retryable(tries, config.retries)]
             if not pending:
                 break

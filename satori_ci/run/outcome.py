@@ -102,7 +102,7 @@ EXTRA_HEADER_PREFIX = "SATORI_HEADER_"
 def prepare(collection: Collection, config: RunConfig) -> tuple[Collection, dict[str, str], tuple[str, ...]]:
     """The collection as the runners send it (with the run's extra headers as variables), the variables'
     values (credentials, extra headers), and notes on missing credentials."""
-    variables, notes = auth_values(collection, config.environ)
+    variables, notes = auth_values(collection, config.environ, {h.lower() for h, _ in config.headers})
     templates = []
     for n, (header, value) in enumerate(config.headers, start=1):
         name = f"{EXTRA_HEADER_PREFIX}{n}"
@@ -111,15 +111,18 @@ def prepare(collection: Collection, config: RunConfig) -> tuple[Collection, dict
     return collection.with_headers(templates), variables, notes
 
 
-def auth_values(collection: Collection, environ: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The value of each credential variable, ready to substitute, and notes for the unset ones."""
+def auth_values(collection: Collection, environ: Mapping[str, str], replaced: frozenset[str] | set[str] = frozenset()
+                ) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The value of each credential variable, ready to substitute, and notes for the unset ones (not for a
+    header that a configured header of the same name replaces)."""
     values: dict[str, str] = {}
     notes: list[str] = []
     for param in collection.auth_variables:
         raw = environ.get(param.variable)
-        if raw is None:
+        covered = param.location == "header" and param.name.lower() in replaced
+        if raw is None and not covered:
             notes.append(f"{param.variable} is not set: requests go without that credential")
-            raw = ""
+        raw = raw or ""
         if param.scheme == "basic":
             values[param.variable] = base64.b64encode(raw.encode("utf-8")).decode("ascii") if raw else ""
         elif param.location == "query":

@@ -87,7 +87,8 @@ def test_verify_bodies_of_one_operation_and_the_null_like_set(tmp_path: Path,
 def test_run_native(bookshop: Bookshop, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = ["run", SPEC, "--oracles", ORACLES, "--base-url", bookshop.server.base_url, "--runner", "native"]
     assert main(base) == 0
-    assert capsys.readouterr().out.startswith("native: 4 responses, 4 checked, 0 violations, 22 of 22 oracles exercised, ")
+    assert capsys.readouterr().out.startswith(
+        "native: 4 responses, 4 checked, 0 violations, 22 of 22 oracles exercised, ")
     bookshop.plant("published_not_date")
     report = tmp_path / "run.json"
     assert main([*base, "--report", str(report)]) == 1
