@@ -15,7 +15,7 @@ from typing import Any
 from satori_ci.cli.errors import UsageError
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
 from satori_ci.cli.progress import ProgressBar
-from satori_ci.cli.request_options import add_request_options, request_inputs
+from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
 from satori_ci.config import ProjectConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS
@@ -54,8 +54,8 @@ def run_check(args: argparse.Namespace) -> int:
     url = settings.staging(environ, args.staging_url).url
     inputs = request_inputs(args, settings, environ)
     notes = list(inputs.notes)
-    if url is not None and not url.startswith(("http://", "https://")):
-        raise UsageError(f"the staging URL must start with http:// or https://, not {url!r}")
+    if url is not None:
+        check_base_url(url, "the staging URL")
     options = options_from(args, config, environ)
     bar = ProgressBar("inferring", enabled=not args.quiet)
     show = not args.quiet and sys.stderr.isatty()

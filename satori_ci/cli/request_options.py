@@ -6,6 +6,7 @@ import argparse
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from satori_ci.cli.errors import UsageError
 from satori_ci.config import SpecConfig
@@ -16,6 +17,17 @@ from satori_ci.spec.source import open_source
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_base_url(url: str, what: str) -> None:
+    """A server URL: http(s), without a query, fragment or credentials (those go in headers), never echoed
+    back whole (it may carry a secret)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"{what} must start with http:// or https://")
+    if parts.query or parts.fragment or "@" in parts.netloc:
+        raise UsageError(f"{what} must not carry a query string, a fragment or credentials: send them with "
+                         "--header (its value is never printed)")
 
 
 def add_request_options(parser: argparse.ArgumentParser, sends: bool = True) -> None:
@@ -83,7 +95,8 @@ def _header(text: str) -> tuple[str, str]:
     name, sep, value = text.partition(":")
     name = name.strip()
     if not sep or not _HEADER_NAME.match(name):
-        raise UsageError(f'--header takes "NAME: VALUE", not {text.split(":")[0][:40]!r}...')
+        raise UsageError('--header takes "NAME: VALUE" (a header name, a colon, the value); the value given '
+                         'is not shown')
     return name, value.strip()
 
 
@@ -115,8 +128,10 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
         else:
             headers.append((name, value))
     staging = settings.staging(environ)
-    notes.extend(staging.notes)
     flagged = {name.lower() for name, _ in headers}
+    notes.extend(n for n, (header, _) in zip(staging.notes, [h for h in settings.headers
+                                                              if environ.get(h[1]) is None], strict=True)
+                 if header.lower() not in flagged)
     headers.extend(h for h in staging.headers if h[0].lower() not in flagged)
     references.extend(h for h in settings.headers if h[0].lower() not in flagged)
     if args.chain is not None and not 0 <= args.chain <= 1000:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from satori_ci.cli.errors import UsageError
-from satori_ci.cli.request_options import RequestInputs, add_request_options, request_inputs
+from satori_ci.cli.request_options import RequestInputs, add_request_options, check_base_url, request_inputs
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
 from satori_ci.config import SpecConfig, load_config
 from satori_ci.exit_codes import ExitCode
@@ -113,8 +113,7 @@ def _finish(result: RunResult, args: argparse.Namespace, extra: dict[str, Any]) 
 def run_run(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
     oracles = read_oracles(args.oracles)
-    if not args.base_url.startswith(("http://", "https://")):
-        raise UsageError(f"--base-url must start with http:// or https://, not {args.base_url!r}")
+    check_base_url(args.base_url, "--base-url")
     collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
     _notes(inputs.notes)
     config = _config(args, inputs)

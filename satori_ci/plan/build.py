@@ -110,7 +110,8 @@ def plan_requests(spec: Spec, settings: PlanSettings | None = None) -> RequestPl
                                 f"ignored (ignore.operations in {settings.config_name})"))
         elif operation.method not in SAFE_METHODS and not matches(settings.unsafe, operation.method, operation.path):
             skipped.append(Skip(operation.method, operation.path, SkipKind.UNSAFE_METHOD,
-                                f"not a safe method: opt in with requests: unsafe: [\"{operation.method} "
+                                f"not a safe method: opt in with --unsafe \"{operation.method} {operation.path}\" or "
+                                f"requests: unsafe: [\"{operation.method} "
                                 f"{operation.path}\"] in {settings.config_name}"))
         else:
             candidates.append(operation)

@@ -15,22 +15,30 @@ KIND_TITLES = {
 }
 
 
+BY_DESIGN = frozenset({SkipKind.UNSAFE_METHOD, SkipKind.IGNORED})
+"""Operations left out on purpose: their oracles are not counted as missed."""
+
+
 @dataclass(frozen=True)
 class Coverage:
     operations: int
-    """Operations with a 2XX JSON response that the run knew of."""
+    """Operations the run could send (not left out on purpose)."""
     reached: int
     """Operations with at least one checked 2XX JSON response."""
     exercised: int
     enabled: int
+    """Enabled oracles of the operations the run could send."""
+    left_out: int
+    """Enabled oracles of operations left out on purpose (non-safe, ignored)."""
     not_sent: tuple[tuple[SkipKind, tuple[Skip, ...]], ...]
     unexercised: tuple[tuple[str, int, int, int], ...]
     """(operation, sent, checked, enabled oracles) of operations sent whose oracles met no value."""
 
     def headline(self) -> str:
         """`31 of 47 oracles exercised · 12 of 16 operations reached` (numbers only: safe in any format)."""
-        return (f"{self.exercised} of {self.enabled} oracles exercised · {self.reached} of {self.operations} "
-                f"operations reached")
+        out = (f"{self.exercised} of {self.enabled} oracles exercised · {self.reached} of {self.operations} "
+               f"operations reached")
+        return out + (f" · {self.left_out} oracles on operations not sent" if self.left_out else "")
 
 
 def coverage_of(run: RunResult) -> Coverage | None:
@@ -42,7 +50,10 @@ def coverage_of(run: RunResult) -> Coverage | None:
         groups.setdefault(skip.kind, []).append(skip)
     unexercised = tuple((c.label, c.sent, c.checked, c.enabled) for c in run.coverage
                         if c.sent and c.enabled and not c.exercised)
-    return Coverage(operations=len(run.coverage), reached=sum(1 for c in run.coverage if c.checked),
-                    exercised=run.oracles_exercised, enabled=run.oracles_enabled,
+    aside = {k.label for k in run.skipped if k.kind in BY_DESIGN}
+    sendable = [c for c in run.coverage if c.label not in aside]
+    return Coverage(operations=len(sendable), reached=sum(1 for c in sendable if c.checked),
+                    exercised=run.oracles_exercised, enabled=sum(c.enabled for c in sendable),
+                    left_out=sum(c.enabled for c in run.coverage if c.label in aside),
                     not_sent=tuple((k, tuple(groups[k])) for k in SkipKind if k in groups),
                     unexercised=unexercised)

@@ -147,5 +147,6 @@ def report_json(report: CheckReport) -> dict[str, Any]:
         "exit_code": int(code),
         "fail_on": report.fail_on.value,
         "violations": report.violations,
+        "server_errors": report.server_errors,
         "specs": [_spec_json(s, report.fail_on) for s in report.specs],
     }

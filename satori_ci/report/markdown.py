@@ -92,9 +92,11 @@ def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = 
             failed = f"{len(run.infrastructure)} of {_plural(run.requests, 'request')} failed"
             return f"{_target(run).capitalize()} could not be reached for {name}: {failed} ({text(found.detail)})"
         return f"No response from {_target(run)} could be checked for {name}: {text(found.detail)}"
-    if run.coverage:
-        return (f"No violations in {name}: {run.oracles_exercised} of {_plural(run.oracles_enabled, 'oracle')} "
-                f"exercised against {_target(run)} ({_plural(run.checked, 'response')})")
+    found_coverage = coverage_of(run)
+    if found_coverage is not None:
+        return (f"No violations in {name}: {found_coverage.exercised} of "
+                f"{_plural(found_coverage.enabled, 'oracle')} exercised against {_target(run)} "
+                f"({_plural(run.checked, 'response')})")
     return (f"No violations in {name}: {_plural(spec.oracles_enabled, 'oracle')} checked against "
             f"{_target(run)} ({_plural(run.checked, 'response')})")
 

@@ -112,3 +112,7 @@ class CheckReport:
     @property
     def violations(self) -> int:
         return sum(len(s.run.violations) for s in self.specs if s.run is not None)
+
+    @property
+    def server_errors(self) -> int:
+        return sum(len(s.run.server_errors) for s in self.specs if s.run is not None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from satori_ci.plan.model import SkipKind
 from satori_ci.report.coverage import coverage_of
 from satori_ci.run.model import RunResult, Violation
 
@@ -64,8 +65,14 @@ def run_text(result: RunResult) -> str:
         out.append(f"INFRASTRUCTURE {p.kind.value}: {p.request.method} {p.request.url}: {p.detail}{attempts}\n")
     for u in result.unchecked:
         out.append(f"NOT CHECKED {u.kind.value}: {u.request.method} {u.request.url}: {u.detail}\n")
+    unsafe = [k for k in result.skipped if k.kind is SkipKind.UNSAFE_METHOD]
     for skip in result.skipped:
-        out.append(f"NOT SENT {skip.label}: {skip.detail}\n")
+        if skip.kind is not SkipKind.UNSAFE_METHOD or len(unsafe) <= 3:
+            out.append(f"NOT SENT {skip.label}: {skip.detail}\n")
+    if len(unsafe) > 3:
+        out.append(f"NOT SENT {len(unsafe)} non-safe operations ({', '.join(k.label for k in unsafe[:5])}"
+                   f"{', ...' if len(unsafe) > 5 else ''}): only GET and HEAD are sent unless opted in with "
+                   "--unsafe \"METHOD /path\" or requests: unsafe: [...] in .satori.yml\n")
     for label, sent, checked, enabled in (found.unexercised if (found := coverage_of(result)) else ()):
         out.append(f"NO ORACLE EXERCISED {label}: {sent} sent, {checked} checked, {enabled} oracle(s) met no value\n")
     for note in result.notes:

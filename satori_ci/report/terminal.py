@@ -174,7 +174,8 @@ def render_terminal(report: CheckReport, colour: bool) -> str:
     """Every spec, then one line with the totals and the exit code."""
     parts = [render_spec(s, report.fail_on, colour) for s in report.specs]
     code = report.exit_code
-    total = (f"{len(report.specs)} spec(s) checked, {report.violations} violation(s), "
+    errors = f", {report.server_errors} server error(s)" if report.server_errors else ""
+    total = (f"{len(report.specs)} spec(s) checked, {report.violations} violation(s){errors}, "
              f"exit code {int(code)} ({code.name.lower()})")
     hue = "green" if code == 0 else "red" if code == 1 else "yellow"
     return "\n".join([*parts, _paint(colour, total, hue, "bold")]) + "\n"

@@ -8,7 +8,7 @@ from typing import Any
 
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan.model import Skip
+from satori_ci.plan.model import Skip, SkipKind
 from satori_ci.spec.model import OperationKey
 
 AUTH_STATUSES = frozenset({401, 403})
@@ -147,6 +147,8 @@ class RunResult:
     coverage: tuple[OperationCoverage, ...] = ()
     denied: int = 0
     """Responses with 401 or 403."""
+    unauthenticated: int = 0
+    """Responses with 401 (a valid credential is never answered 401; a forbidden resource is 403)."""
     headers_sent: tuple[str, ...] = ()
     """Names of the credential and configured headers the requests carried (never their values)."""
     min_exercised: int = 1
@@ -158,6 +160,12 @@ class RunResult:
         return sum(c.enabled for c in self.coverage)
 
     @property
+    def oracles_sendable(self) -> int:
+        """Enabled oracles of the operations the run could send (not left out on purpose: non-safe, ignored)."""
+        aside = {k.label for k in self.skipped if k.kind in (SkipKind.UNSAFE_METHOD, SkipKind.IGNORED)}
+        return sum(c.enabled for c in self.coverage if c.label not in aside)
+
+    @property
     def oracles_exercised(self) -> int:
         return sum(c.exercised for c in self.coverage)
 
@@ -165,7 +173,8 @@ class RunResult:
     def auth_failure(self) -> str | None:
         """One line when most answers were 401/403: a failed login must not look like a pass."""
         answered = self.requests - len(self.infrastructure)
-        if not self.denied or self.denied * 2 <= answered:
+        refused = bool(self.headers_sent) and self.unauthenticated * 4 >= answered
+        if not self.denied or (self.denied * 2 <= answered and not refused):
             return None
         names = ", ".join(self.headers_sent) if self.headers_sent else "none"
         return (f"authentication failed: {self.denied} of {answered} requests got 401/403 "
@@ -174,8 +183,13 @@ class RunResult:
     @property
     def nothing_checked(self) -> str | None:
         """One line when the run proves nothing: no (or too few) enabled oracles met a value."""
-        enabled, exercised = self.oracles_enabled, self.oracles_exercised
-        if enabled == 0 or exercised >= min(self.min_exercised, enabled):
+        enabled, exercised = self.oracles_sendable, self.oracles_exercised
+        if not self.coverage or self.min_exercised == 0:
+            return None
+        if enabled == 0:
+            return (f"no enabled oracle for the {len(self.coverage)} operation(s) of the run: infer oracles for "
+                    "this spec, or add your own to its oracle file")
+        if exercised >= min(self.min_exercised, enabled):
             return None
         if exercised == 0:
             return (f"nothing was checked: none of the {enabled} enabled oracles met a value "
@@ -210,6 +224,7 @@ class RunResult:
             "seconds": round(self.seconds, 3),
             "exit_code": int(self.exit_code),
             "oracles_enabled": self.oracles_enabled,
+            "oracles_sendable": self.oracles_sendable,
             "oracles_exercised": self.oracles_exercised,
             "auth_failure": self.auth_failure,
             "nothing_checked": self.nothing_checked,

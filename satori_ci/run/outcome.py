@@ -200,6 +200,7 @@ class Tally:
         self.requests = 0
         self.checked = 0
         self.denied = 0
+        self.unauthenticated = 0
         self.violations: list[Violation] = []
         self.infrastructure: list[InfraProblem] = []
         self.unchecked: list[ResponseProblem] = []
@@ -240,6 +241,7 @@ class Tally:
         elif item.status_key(status) is None:
             if status in AUTH_STATUSES:
                 self.denied += 1
+                self.unauthenticated += status == 401
             expected = " or ".join(item.statuses)
             self.unchecked.append(ResponseProblem(ref, ResponseProblemKind.UNEXPECTED_STATUS, status,
                                                   f"HTTP {status}, expected {expected}"))
@@ -282,7 +284,8 @@ class Tally:
         return RunResult(self.runner, self.requests, self.checked, tuple(self.violations),
                          tuple(self.infrastructure), tuple(self.unchecked), seconds, tuple(notes),
                          server_errors=tuple(self.server_errors), skipped=self._skipped(skips),
-                         coverage=self._coverage(skips), denied=self.denied, headers_sent=self.headers,
+                         coverage=self._coverage(skips), denied=self.denied, unauthenticated=self.unauthenticated,
+                         headers_sent=self.headers,
                          min_exercised=config.min_exercised if config else 1,
                          fail_on_server_errors=config.fail_on_server_errors if config else True)
 
