@@ -173,11 +173,19 @@ class ProjectConfig:
 
     def for_spec(self, path: str) -> SpecConfig:
         """The settings of the spec at `path` (repository-relative); defaults when the file does not name it."""
-        wanted = Path(path).as_posix().lstrip("./")
+        wanted = _relative(path)
         for spec in self.specs:
-            if Path(spec.path).as_posix().lstrip("./") == wanted:
+            if _relative(spec.path) == wanted:
                 return spec
         return SpecConfig(path=wanted)
+
+
+def _relative(path: str) -> str:
+    """`./api/x.yaml` and `api/x.yaml` name the same file (a leading `../` is kept: it is another file)."""
+    text = Path(path).as_posix()
+    while text.startswith("./"):
+        text = text[2:]
+    return text
 
 
 _TOP = {"specs", "backend", "model", "fail_on", "oracles_dir"}

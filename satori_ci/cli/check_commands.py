@@ -25,10 +25,17 @@ from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec
 from satori_ci.report.json_report import report_json
 from satori_ci.report.model import CheckReport, FailOn
 from satori_ci.report.terminal import render_terminal
+from satori_ci.spec.errors import SpecError
+from satori_ci.spec.source import open_source
 
 
 def _spec_path(ref: str) -> str:
     """The spec's repository path from a file or `REV:path` argument (for config and oracle file names)."""
+    if os.path.isfile(ref):
+        try:
+            return open_source(ref).entry
+        except SpecError:
+            return Path(ref).as_posix()
     if os.path.exists(ref) or ":" not in ref:
         return Path(ref).as_posix()
     return ref.partition(":")[2].removeprefix("./")

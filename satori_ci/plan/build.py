@@ -103,12 +103,22 @@ def plan_requests(spec: Spec, settings: PlanSettings | None = None) -> RequestPl
     skipped: list[Skip] = []
     candidates: list[Operation] = []
     for operation in spec.operations:
+        opted_in = matches(settings.unsafe, operation.method, operation.path)
         if not operation.statuses:
+            if operation.method not in SAFE_METHODS and not opted_in:
+                skipped.append(Skip(operation.method, operation.path, SkipKind.UNSAFE_METHOD,
+                                    f"not a safe method: opt in with --unsafe \"{operation.method} {operation.path}\""
+                                    f" or requests: unsafe: [\"{operation.method} {operation.path}\"] in "
+                                    f"{settings.config_name}"))
+            elif opted_in:
+                skipped.append(Skip(operation.method, operation.path, SkipKind.NOTHING_TO_CHECK,
+                                    "opted in, but the spec gives it no 2XX JSON response: nothing to check, so it "
+                                    "is not sent"))
             continue
         if matches(settings.ignore, operation.method, operation.path):
             skipped.append(Skip(operation.method, operation.path, SkipKind.IGNORED,
                                 f"ignored (ignore.operations in {settings.config_name})"))
-        elif operation.method not in SAFE_METHODS and not matches(settings.unsafe, operation.method, operation.path):
+        elif operation.method not in SAFE_METHODS and not opted_in:
             skipped.append(Skip(operation.method, operation.path, SkipKind.UNSAFE_METHOD,
                                 f"not a safe method: opt in with --unsafe \"{operation.method} {operation.path}\" or "
                                 f"requests: unsafe: [\"{operation.method} "

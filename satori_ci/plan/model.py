@@ -49,6 +49,8 @@ class SkipKind(StrEnum):
     IGNORED = "ignored"
     NO_INPUT = "no_input"
     """A path parameter has no value (nothing in the config, no producer, no example)."""
+    NOTHING_TO_CHECK = "nothing_to_check"
+    """Opted in, but without a 2XX JSON response in the spec: no oracle could be checked."""
 
 
 @dataclass(frozen=True, order=True)

@@ -12,10 +12,11 @@ KIND_TITLES = {
     SkipKind.UNSAFE_METHOD: "not a safe method (only GET and HEAD are sent unless opted in)",
     SkipKind.IGNORED: "ignored by the config",
     SkipKind.NO_INPUT: "no input for a path parameter",
+    SkipKind.NOTHING_TO_CHECK: "no 2XX JSON response in the spec",
 }
 
 
-BY_DESIGN = frozenset({SkipKind.UNSAFE_METHOD, SkipKind.IGNORED})
+BY_DESIGN = frozenset({SkipKind.UNSAFE_METHOD, SkipKind.IGNORED, SkipKind.NOTHING_TO_CHECK})
 """Operations left out on purpose: their oracles are not counted as missed."""
 
 

@@ -162,7 +162,8 @@ class RunResult:
     @property
     def oracles_sendable(self) -> int:
         """Enabled oracles of the operations the run could send (not left out on purpose: non-safe, ignored)."""
-        aside = {k.label for k in self.skipped if k.kind in (SkipKind.UNSAFE_METHOD, SkipKind.IGNORED)}
+        aside = {k.label for k in self.skipped
+                 if k.kind in (SkipKind.UNSAFE_METHOD, SkipKind.IGNORED, SkipKind.NOTHING_TO_CHECK)}
         return sum(c.enabled for c in self.coverage if c.label not in aside)
 
     @property

@@ -65,7 +65,8 @@ class Outcome:
         method, _, path = label.partition(" ")
         found = [c for c in self.report["operations"] if c["method"] == method and c["path"] == path]
         assert len(found) == 1, f"{label}: {len(found)} coverage entries in {self.report['operations']}"
-        return found[0]
+        entry: dict[str, Any] = found[0]
+        return entry
 
     def not_sent(self) -> dict[str, dict[str, str]]:
         """`METHOD /path` -> its `not_sent` entry."""
