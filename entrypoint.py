@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
 from satori_ci.cli.request_options import load_team
-from satori_ci.config import ConfigError, ProjectConfig, load_config, load_config_at
+from satori_ci.config import ConfigError, ProjectConfig, load_config, load_config_at, trust_changes
 from satori_ci.exit_codes import ExitCode
 from satori_ci.github.comments import StickyCommenter
 from satori_ci.github.context import ActionContext
@@ -137,8 +138,16 @@ def run(ctx: ActionContext) -> int:
     options = _options(ctx, secrets)
     checks: list[SpecCheck] = []
     written: list[str] = []
-    for target in _targets(ctx, config, trusted_config(ctx, config), specs, secrets):
+    trusted = trusted_config(ctx, config)
+    for target in _targets(ctx, config, trusted, specs, secrets):
         outcome = check_spec(target, options)
+        changes = trust_changes(trusted, config, target.settings.path) if trusted is not config else ()
+        if changes:
+            notice_text = (f"This pull request changes where requests and secrets go ({', '.join(changes)} in "
+                           f"{config.source or '.satori.yml'}): not applied here; the base branch's settings "
+                           "were used, and the change applies after merge.")
+            outcome = replace(outcome, check=replace(outcome.check, notices=(*outcome.check.notices, notice_text)))
+            say(warning(f"satori-ci: {target.settings.path}: {notice_text}"), secrets)
         checks.append(outcome.check)
         if outcome.updated is not None:
             write_atomically(target.oracle_file, dump_oracle_file(outcome.updated))

@@ -119,7 +119,7 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
         "field_diff": None if spec.field_diff is None else diff_json(spec.field_diff),
         "oracle_diff": None if spec.oracle_diff is None else oracle_diff_json(spec.oracle_diff),
         "inference": _inference(spec.inference), "oracles_enabled": spec.oracles_enabled,
-        "run_skipped": spec.run_skipped,
+        "run_skipped": spec.run_skipped, "notices": list(spec.notices),
         "counts": {"violations": found.violations, "failing": found.failing, "fields": found.fields},
         "run": None, "violations": [], "infrastructure": [], "unchecked": [],
     }

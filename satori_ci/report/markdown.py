@@ -293,6 +293,8 @@ def render_body(spec: SpecCheck, fail_on: FailOn, limits: Limits = FULL, run_url
                 cut: bool = False) -> str:
     """The comment's text without the marker, spelling out as much as `limits` allow."""
     lines = [f"### {verdict_line(spec, fail_on, verdict(spec, fail_on))}", "", _context(spec, fail_on, run_url), ""]
+    for notice in spec.notices:
+        lines += ["> [!WARNING]", f"> {esc.text(notice)}", ""]
     if cut:
         link = f" ([workflow run]({url}))" if (url := esc.link_url(run_url or "")) else ""
         lines += ["> [!NOTE]", f"> Shortened to fit GitHub's comment size limit: {CUT_NOTE}{link}.", ""]

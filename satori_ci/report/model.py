@@ -64,6 +64,8 @@ class SpecCheck:
     error: str | None = None
     """The one-line reason this spec could not be checked (e.g. it does not parse on head)."""
     error_code: ExitCode | None = None
+    notices: tuple[str, ...] = ()
+    """What a reviewer must know before the findings (e.g. this pull request changes where secrets go)."""
 
     def is_new(self, violation: Violation) -> bool:
         return identity(violation.oracle) in self.new_oracles

