@@ -174,7 +174,7 @@ class RunResult:
     def auth_failure(self) -> str | None:
         """One line when most answers were 401/403: a failed login must not look like a pass."""
         answered = self.requests - len(self.infrastructure)
-        refused = bool(self.headers_sent) and self.unauthenticated * 4 >= answered
+        refused = bool(self.headers_sent) and self.unauthenticated * 5 >= answered
         if not self.denied or (self.denied * 2 <= answered and not refused):
             return None
         names = ", ".join(self.headers_sent) if self.headers_sent else "none"
@@ -188,8 +188,8 @@ class RunResult:
         if not self.coverage or self.min_exercised == 0:
             return None
         if enabled == 0:
-            return (f"no enabled oracle for the {len(self.coverage)} operation(s) of the run: infer oracles for "
-                    "this spec, or add your own to its oracle file")
+            return ("no enabled oracle for the operations this run could send: infer oracles for this spec, or "
+                    "add your own to its oracle file")
         if exercised >= min(self.min_exercised, enabled):
             return None
         if exercised == 0:
