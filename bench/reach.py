@@ -160,8 +160,10 @@ def run_mode(target: Target, mode: str, full: Collection) -> Row:
     intact = None
     if target.app is not None:
         intact = target.app.intact() and not target.app.mutations
+    # the same denominator in every mode: the enabled oracles of the GET/HEAD operations
+    enabled = sum(c.enabled for c in result.coverage if c.method in SAFE_METHODS)
     return Row(mode, sum(1 for g in gets if g in reached), len(gets), result.oracles_exercised,
-               result.oracles_enabled, result.requests, unsafe, len(result.server_errors), intact, result,
+               enabled, result.requests, unsafe, len(result.server_errors), intact, result,
                collection, dropped)
 
 
