@@ -261,8 +261,8 @@ def print_details(results: list[tuple[Target, list[Row]]]) -> None:
                       "the bench withheld them")
         on_unsafe = unexercised_on_unsafe(last)
         if on_unsafe:
-            print(f"  {on_unsafe} of the {last.enabled} enabled oracles belong to operations that are not GET/HEAD "
-                  "(never sent without an opt-in)")
+            print(f"  {on_unsafe} more enabled oracles belong to operations that are not GET/HEAD (never sent "
+                  "without an opt-in; not counted above)")
         if target.headers:
             print(f"  headers sent: {', '.join(name for name, _ in target.headers)} (values not shown)")
         if target.values:
