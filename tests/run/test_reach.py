@@ -308,6 +308,19 @@ def test_header_env_works_like_header(capsys: pytest.CaptureFixture[str], app: R
     assert token not in by_env.text + by_flag.text
 
 
+def test_run_sends_the_config_files_staging_headers(capsys: pytest.CaptureFixture[str], app: ResourcesApp,
+                                                   oracles: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REACH_CONFIG_TOKEN", f"Bearer {TOKEN}")
+    config = write_config(tmp_path / "satori.yml", staging={"headers": {"Authorization": "REACH_CONFIG_TOKEN"}})
+    result = run(capsys, app, oracles, tmp_path, "--config", str(config), "--value", "q=ada",
+                 "--value", "tenant_id=acme")
+    assert result.code == 0, result.out
+    assert all(r.headers.get("Authorization") == f"Bearer {TOKEN}" for r in app.received if r.path != "/health")
+    assert TOKEN not in result.text
+    assert "SATORI_AUTH_BEARERAUTH is not set" not in result.text  # the config's header stands in for it
+
+
 # -- 5. server errors are findings ----------------------------------------------------------------------------------
 
 
