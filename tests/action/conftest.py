@@ -113,9 +113,10 @@ def staging() -> Iterator[StagingServer]:
         yield server
 
 
-@pytest.fixture
-def pull_request(tmp_path: Path) -> Iterator[PullRequest]:
-    """A repository whose main branch has the bookshop v1 spec and its oracle file; the PR brings v2."""
+def make_pull_request(tmp_path: Path, github: FakeGitHub, base_files: dict[str, str] | None = None,
+                      head_files: dict[str, str] | None = None) -> PullRequest:
+    """A repository whose main branch has the bookshop v1 spec, its oracle file and `base_files`; the PR brings
+    v2 and `head_files`."""
     repo = tmp_path / "repo"
     (repo / "api").mkdir(parents=True)
     v1, v2 = example_specs()
@@ -123,13 +124,27 @@ def pull_request(tmp_path: Path) -> Iterator[PullRequest]:
     git(repo, "config", "user.email", "ci@example.invalid")
     git(repo, "config", "user.name", "ci")
     shutil.copy(v1, repo / SPEC)
+    _write(repo, base_files)
     subprocess.run([sys.executable, "-m", "satori_ci", "infer", SPEC, "--quiet"], cwd=repo, check=True,
                    env={**os.environ, "PYTHONPATH": str(ROOT)})
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "v1")
     base = git(repo, "rev-parse", "HEAD")
     shutil.copy(v2, repo / SPEC)
-    git(repo, "commit", "-q", "-am", "v2")
-    head = git(repo, "rev-parse", "HEAD")
+    _write(repo, head_files)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "v2")
+    return PullRequest(repo, base, git(repo, "rev-parse", "HEAD"), tmp_path, github)
+
+
+def _write(repo: Path, files: dict[str, str] | None) -> None:
+    for name, text in (files or {}).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path) -> Iterator[PullRequest]:
+    """A repository whose main branch has the bookshop v1 spec and its oracle file; the PR brings v2."""
     with FakeGitHub(login=None) as github:
-        yield PullRequest(repo, base, head, tmp_path, github)
+        yield make_pull_request(tmp_path, github)

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from satori_ci.demo import DemoBookshop, example_specs
+from satori_ci.demo import DemoBookshop
 from satori_ci.demo_staging import Canned, StagingServer
-from tests.action.conftest import PR, ROOT, SPEC, PullRequest, git
+from tests.action.conftest import PR, SPEC, PullRequest, make_pull_request
 from tests.servers.github_server import FakeGitHub
 
 SECRET = "staging-secret-4d1f"
@@ -36,27 +32,8 @@ def servers() -> Iterator[tuple[StagingServer, StagingServer]]:
 
 def _pull_request(tmp_path: Path, base_config: str, head_config: str, github: FakeGitHub,
                   head_files: dict[str, str] | None = None) -> PullRequest:
-    repo = tmp_path / "repo"
-    (repo / "api").mkdir(parents=True)
-    v1, v2 = example_specs()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "ci@example.invalid")
-    git(repo, "config", "user.name", "ci")
-    shutil.copy(v1, repo / SPEC)
-    (repo / ".satori.yml").write_text(base_config, encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "satori_ci", "infer", SPEC, "--quiet"], cwd=repo, check=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT)})
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "v1")
-    base = git(repo, "rev-parse", "HEAD")
-    shutil.copy(v2, repo / SPEC)
-    (repo / ".satori.yml").write_text(head_config, encoding="utf-8")
-    for name, text in (head_files or {}).items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text, encoding="utf-8")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "v2")
-    return PullRequest(repo, base, git(repo, "rev-parse", "HEAD"), tmp_path, github)
+    return make_pull_request(tmp_path, github, {".satori.yml": base_config},
+                             {".satori.yml": head_config, **(head_files or {})})
 
 
 def test_a_pull_request_cannot_send_the_staging_secrets_to_its_own_server(
