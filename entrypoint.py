@@ -5,6 +5,14 @@ touches, writes the updated oracle files into the workspace, then reports: the s
 spec (falling back to the job summary with a notice when it cannot be posted), the job summary,
 annotations and outputs. Exit codes: 0 clean, 1 violations at or above fail-on, 2 input error,
 3 infrastructure. A comment that cannot be posted never turns a clean run red.
+
+Every text it sends out passes one redactor (`satori_ci.redaction`), fed with every secret value it knows
+(the token and key inputs, the `staging-headers` values, the trusted config's header values, every
+`SATORI_AUTH_*` value, URL passwords and key parameters) and registered with `::add-mask::`: standard output
+and error (wrapped for the whole run), the comments, the job summary, the annotations, the outputs and the
+JSON report. A run that stops early, whatever the reason (a bug included), still writes the job summary, a
+comment saying the check could not run (on a pull request with a token) and an `::error` line, and exits 2
+(input error) or 3 (infrastructure, or a bug): never a bare traceback.
 """
 
 from __future__ import annotations
@@ -12,24 +20,37 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import replace
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
+from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.request_options import load_team
-from satori_ci.config import ConfigError, ProjectConfig, load_config, load_config_at, trust_changes
+from satori_ci.config import ConfigError, ProjectConfig, SpecConfig, load_config, load_config_at, trust_changes
 from satori_ci.exit_codes import ExitCode
 from satori_ci.github.comments import StickyCommenter
 from satori_ci.github.context import ActionContext
 from satori_ci.github.errors import ActionConfigError
 from satori_ci.github.inputs import Backend, CommentMode, input_value
-from satori_ci.github.outputs import append_outputs, append_summary, mask_lines, notice, redact, warning
+from satori_ci.github.outputs import append_outputs, append_summary, endgroup, error, group, mask_lines, notice, warning
 from satori_ci.github.specs import select_specs
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import dump_oracle_file
 from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec
-from satori_ci.postman.team import TeamCollectionError
+from satori_ci.postman.team import TeamCollection, TeamCollectionError
+from satori_ci.redaction import (
+    current,
+    environ_secrets,
+    header_secrets,
+    installed,
+    key_like,
+    redact,
+    unredacted,
+    url_secrets,
+)
+from satori_ci.report import escape as esc
 from satori_ci.report.annotations import render_annotations
 from satori_ci.report.json_report import report_json
 from satori_ci.report.markdown import marker_for, render_comment, render_resolved
@@ -38,16 +59,73 @@ from satori_ci.report.summary import render_summary
 from satori_ci.run.errors import RunError
 
 RUNNERS = ("auto", "newman", "native")
+RUN_MARKER = "<!-- satori-ci:run -->"
+"""The comment of a run that stopped before it knew its specs (rewritten to "resolved" by the next good run)."""
 
 
-def say(line: str, secrets: tuple[str, ...]) -> None:
-    print(redact(line, secrets), flush=True)
+@dataclass
+class Progress:
+    """How far a run got: what the report of a run that stops early can name."""
+
+    specs: list[str] = field(default_factory=list)
 
 
-def _options(ctx: ActionContext, secrets: tuple[str, ...]) -> CheckOptions:
+def say(line: str) -> None:
+    """Print one line of the log, redacted (standard output is also redacted as a whole under `main`)."""
+    print(redact(line), flush=True)
+
+
+def _feed(*secrets: str | None) -> None:
+    """Give the redactor more secrets and register the new ones with the runner (`::add-mask::`)."""
+    masks = mask_lines(current().add(*secrets))
+    if masks:
+        out = unredacted(sys.stdout)  # the mask command must carry the secret itself
+        out.write(masks + "\n")
+        out.flush()
+
+
+def raw_input_secrets(environ: Mapping[str, str]) -> list[str]:
+    """The secret inputs as given (before they are parsed: an input error must not print them either) and every
+    `SATORI_AUTH_*` value."""
+    lines = (input_value(environ, "staging-headers") or "").splitlines()
+    values = [line.partition(":")[2].strip() for line in lines if ":" in line]
+    return [*(v for v in (input_value(environ, "github-token"), input_value(environ, "openai-api-key")) if v),
+            *header_secrets(values), *environ_secrets(environ)]
+
+
+def action_secrets(ctx: ActionContext, environ: Mapping[str, str]) -> list[str]:
+    """Every secret the inputs and the environment hold: tokens, keys, header values, credentials in URLs."""
+    inputs = ctx.inputs
+    return [*(v for v in (inputs.github_token, inputs.openai_api_key) if v),
+            *header_secrets(h.value for h in inputs.staging_headers), *environ_secrets(environ),
+            *url_secrets(inputs.staging_url), *url_secrets(inputs.openai_base_url)]
+
+
+def team_secrets(team: TeamCollection | None) -> list[str]:
+    """The credentials a team collection's auth sends (its header and query values, token, password)."""
+    out: list[str] = []
+    for request in team.requests if team is not None else ():
+        auth = request.auth
+        if auth is None:
+            continue
+        header, query = auth.header(), auth.query()
+        out += header_secrets([header[1]]) if header else []
+        out += [query[1]] if query else []
+        out += [auth.param("token"), auth.param("password")]
+    return [v for v in out if v and "{{" not in v]
+
+
+def value_secrets(settings: SpecConfig, environ: Mapping[str, str]) -> list[str]:
+    """Parameter values read from the environment (`requests.values: {api_key: {env: …}}`) for key-like names."""
+    pairs = [*settings.requests.values, *(p for _, ps in settings.requests.operations for p in ps)]
+    return [found for name, value in pairs
+            if value.env is not None and key_like(name) and (found := value.resolve(environ))]
+
+
+def _options(ctx: ActionContext) -> CheckOptions:
     backend, why = ctx.inputs.backend_choice()
     if why:
-        say(notice(why), secrets)
+        say(notice(why))
     llm = None
     if backend is Backend.LLM:
         llm = LLMConfig(model=ctx.inputs.model or DEFAULT_MODEL, base_url=ctx.inputs.openai_base_url,
@@ -66,8 +144,8 @@ def trusted_config(ctx: ActionContext, head: ProjectConfig) -> ProjectConfig:
     return head
 
 
-def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, specs: list[str],
-             secrets: tuple[str, ...]) -> list[SpecTarget]:
+def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, specs: list[str]
+             ) -> list[SpecTarget]:
     inputs = tuple((h.name, h.value) for h in ctx.inputs.staging_headers)
     out = []
     for path in specs:
@@ -77,11 +155,15 @@ def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, 
         plan, plan_notes = sending.plan_settings(os.environ)
         rev = ctx.base_sha if ctx.is_pull_request and ctx.base_sha else None
         team = load_team(sending.requests.collection, sending.requests.environment, rev)
+        _feed(*header_secrets(v for _, v in staging.headers), *url_secrets(staging.url), *team_secrets(team),
+              *value_secrets(sending, os.environ))
         for note in (*staging.notes, *plan_notes):
-            say(warning(f"satori-ci: {path}: {note}"), secrets)
+            say(warning(f"satori-ci: {path}: {note}"))
+        oracle_file = default_oracle_path(path, ctx.inputs.oracles_dir or trusted.oracles_dir or ".satori")
+        ensure_inside_workspace(oracle_file)  # before it is read or anything is sent
         out.append(SpecTarget(
             head=path, base=f"{ctx.base_sha}:{path}" if ctx.base_sha else None,
-            oracle_file=default_oracle_path(path, ctx.inputs.oracles_dir or trusted.oracles_dir or ".satori"),
+            oracle_file=oracle_file,
             settings=settings, staging_url=staging.url, headers=staging.headers, plan=plan,
             min_exercised=sending.requests.min_exercised if sending.requests.min_exercised is not None else 1,
             fail_on_server_errors=sending.requests.server_errors != "report", team=team,
@@ -95,7 +177,15 @@ def _is_clean(spec: SpecCheck) -> bool:
     return spec.error is None and no_violations and no_changes
 
 
-def _comment(ctx: ActionContext, report: CheckReport, secrets: tuple[str, ...]) -> dict[str, str]:
+def redacted_comment(marker: str, body: str) -> str:
+    """The comment's body redacted, its marker line kept as it is (it is how the comment is found again)."""
+    head, newline, rest = body.partition("\n")
+    if head == marker and newline:
+        return f"{marker}\n{redact(rest)}"
+    return redact(body)
+
+
+def _comment(ctx: ActionContext, report: CheckReport) -> dict[str, str]:
     """Post or update one sticky comment per spec; returns the overflow text per spec for the summary."""
     overflows: dict[str, str] = {}
     rendered = {s.spec: render_comment(s, report.fail_on, run_url=ctx.run_url) for s in report.specs}
@@ -105,41 +195,43 @@ def _comment(ctx: ActionContext, report: CheckReport, secrets: tuple[str, ...]) 
     if not (ctx.wants_comment and ctx.inputs.comment is CommentMode.STICKY and ctx.pr_number):
         return overflows
     if not ctx.inputs.github_token:
-        say(notice("satori-ci: no github-token, so the report is in the job summary only"), secrets)
+        say(notice("satori-ci: no github-token, so the report is in the job summary only"))
         return overflows
     with StickyCommenter(ctx.api_url, ctx.inputs.github_token, ctx.repository, ctx.pr_number) as commenter:
         for spec in report.specs:
             marker = marker_for(spec.spec)
+            body = rendered[spec.spec].body
             if _is_clean(spec):
-                outcome = commenter.resolve(marker, render_resolved(spec))
+                outcome = commenter.resolve(marker, redacted_comment(marker, render_resolved(spec)))
             else:
-                outcome = commenter.upsert(marker, rendered[spec.spec].body)
+                outcome = commenter.upsert(marker, redacted_comment(marker, body))
             if not outcome.ok:
-                overflows.setdefault(spec.spec, rendered[spec.spec].body)
+                overflows.setdefault(spec.spec, body)
                 say(notice(f"satori-ci: could not post the comment for {spec.spec} ({outcome.reason}); "
-                           "the report is in the job summary"), secrets)
+                           "the report is in the job summary"))
+        commenter.resolve(RUN_MARKER, f"{RUN_MARKER}\n### ✅ Resolved: satori-ci runs again\n\n"
+                                      "The check that could not run earlier ran on a later commit.\n")
     return overflows
 
 
-def run(ctx: ActionContext) -> int:
-    secrets = ctx.secrets
-    masks = mask_lines(secrets)
-    if masks:
-        print(masks, end="" if masks.endswith("\n") else "\n", flush=True)
+def run(ctx: ActionContext, progress: Progress | None = None) -> int:
+    progress = progress if progress is not None else Progress()
+    _feed(*action_secrets(ctx, os.environ))
     os.chdir(ctx.workspace)
     config = load_config(ctx.inputs.config)
     specs = select_specs(ctx.workspace, ctx.inputs.specs, tuple(s.path for s in config.specs), ctx.base_sha,
                          ctx.head_sha)
+    progress.specs = list(specs)
     if not specs:
-        say(notice("satori-ci: no OpenAPI spec changed; nothing to check"), secrets)
+        say(notice("satori-ci: no OpenAPI spec changed; nothing to check"))
         _outputs(ctx, {"violations": "0", "oracles-added": "0", "oracles-changed": "0",
                        "oracles-removed": "0", "report": "", "oracle-files": ""})
         return ExitCode.OK
-    options = _options(ctx, secrets)
+    options = _options(ctx)
     checks: list[SpecCheck] = []
     written: list[str] = []
     trusted = trusted_config(ctx, config)
-    for target in _targets(ctx, config, trusted, specs, secrets):
+    for target in _targets(ctx, config, trusted, specs):
         outcome = check_spec(target, options)
         changes = trust_changes(trusted, config, target.settings.path) if trusted is not config else ()
         if changes:
@@ -147,20 +239,20 @@ def run(ctx: ActionContext) -> int:
                            f"{config.source or '.satori.yml'}): not applied here; the base branch's settings "
                            "were used, and the change applies after merge.")
             outcome = replace(outcome, check=replace(outcome.check, notices=(*outcome.check.notices, notice_text)))
-            say(warning(f"satori-ci: {target.settings.path}: {notice_text}"), secrets)
+            say(warning(f"satori-ci: {target.settings.path}: {notice_text}"))
         checks.append(outcome.check)
         if outcome.updated is not None:
             write_atomically(target.oracle_file, dump_oracle_file(outcome.updated))
             written.append(target.oracle_file.as_posix())
     report = CheckReport(tuple(checks), ctx.inputs.fail_on)
-    overflows = _comment(ctx, report, secrets)
+    overflows = _comment(ctx, report)
     if ctx.summary_path is not None:
-        append_summary(ctx.summary_path, redact(render_summary(report, overflows), secrets))
+        append_summary(ctx.summary_path, redact(render_summary(report, overflows)))
     for line in render_annotations(report):
-        say(line, secrets)
+        say(line)
     report_path = Path(os.environ.get("RUNNER_TEMP") or ctx.workspace) / "satori-ci-report.json"
-    report_path.write_text(redact(json.dumps(report_json(report), ensure_ascii=False, indent=2), secrets) + "\n",
-                           encoding="utf-8")
+    data = current().redact_data(report_json(report))  # string by string: the file stays valid JSON
+    report_path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     counts = _oracle_counts(report)
     _outputs(ctx, {
         "violations": str(report.violations), "oracles-added": str(counts[0]),
@@ -172,7 +264,7 @@ def run(ctx: ActionContext) -> int:
 
 def _outputs(ctx: ActionContext, values: dict[str, str]) -> None:
     if ctx.output_path is not None:
-        append_outputs(ctx.output_path, values)
+        append_outputs(ctx.output_path, {name: redact(value) for name, value in values.items()})
 
 
 def _oracle_counts(report: CheckReport) -> tuple[int, int, int]:
@@ -186,22 +278,83 @@ def _oracle_counts(report: CheckReport) -> tuple[int, int, int]:
     return added, changed, removed
 
 
+def could_not_run_body(message: str, code: int, run_url: str | None) -> str:
+    """The job summary's (and, after the marker, the comment's) text for a run that stopped early."""
+    icon = "🛑" if code == ExitCode.INPUT_ERROR else "⚠️"
+    url = esc.link_url(run_url) if run_url else None
+    link = f" · [workflow run]({url})" if url else ""
+    return (f"## {icon} satori-ci: the check could not run\n\n{esc.text(message, 1_000)}\n\n"
+            f"exit code {code}{link}\n")
+
+
+def stopped(ctx: ActionContext | None, progress: Progress, code: int, message: str) -> int:
+    """Report a run that stopped early on every channel that can still be reached; returns `code`.
+
+    One redacted line: `::error`, the job summary, and the sticky comment of each spec it was checking (of the
+    run, before it knew its specs) on a pull request with a token. Reporting never raises."""
+    line = esc.visible(redact(message))
+    say(error(line, title="satori-ci"))
+    body = could_not_run_body(line, code, ctx.run_url if ctx is not None else None)
+    summary = ctx.summary_path if ctx is not None else _path(os.environ.get("GITHUB_STEP_SUMMARY"))
+    try:
+        if summary is not None:
+            append_summary(summary, redact(body))
+    except OSError as err:
+        say(warning(f"satori-ci: cannot write the job summary ({err.strerror or type(err).__name__})"))
+    if ctx is not None and ctx.wants_comment and ctx.pr_number is not None:
+        try:
+            _comment_stopped(ctx, progress, body)
+        except Exception as err:  # the report of a failure must not fail
+            say(notice(f"satori-ci: could not post the comment ({type(err).__name__})"))
+    return code
+
+
+def _comment_stopped(ctx: ActionContext, progress: Progress, body: str) -> None:
+    assert ctx.inputs.github_token is not None and ctx.pr_number is not None
+    markers = [marker_for(spec) for spec in progress.specs] or [RUN_MARKER]
+    with StickyCommenter(ctx.api_url, ctx.inputs.github_token, ctx.repository, ctx.pr_number) as commenter:
+        for marker in markers:
+            outcome = commenter.upsert(marker, f"{marker}\n{redact(body)}")
+            if not outcome.ok:
+                say(notice(f"satori-ci: could not post the comment ({outcome.reason}); the job summary says why "
+                           "the check could not run"))
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
+def _debugging() -> bool:
+    return os.environ.get("RUNNER_DEBUG") == "1" or bool(os.environ.get("SATORI_DEBUG"))
+
+
 def main() -> int:
+    with installed():
+        _feed(*raw_input_secrets(os.environ))
+        return _main(Progress())
+
+
+def _main(progress: Progress) -> int:
     try:
         ctx = ActionContext.from_env(os.environ)
     except ActionConfigError as exc:
-        print(f"::error title=satori-ci::{exc}")
-        return ExitCode.INPUT_ERROR
+        return stopped(None, progress, ExitCode.INPUT_ERROR, str(exc))
     try:
-        return run(ctx)
+        return run(ctx, progress)
     except (ConfigError, OracleFileError, ActionConfigError, TeamCollectionError) as exc:
-        say(f"::error title=satori-ci::{exc}", ctx.secrets)
-        return ExitCode.INPUT_ERROR
+        return stopped(ctx, progress, ExitCode.INPUT_ERROR, str(exc))
     except RunError as exc:
-        say(f"::error title=satori-ci::{exc}", ctx.secrets)
-        return ExitCode.INFRASTRUCTURE
+        return stopped(ctx, progress, ExitCode.INFRASTRUCTURE, str(exc))
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
+    except Exception as exc:  # the one boundary for bugs: reported, never a bare traceback
+        if _debugging():
+            say(group("satori-ci: traceback of the internal error"))
+            print(redact(traceback.format_exc()), flush=True)
+            say(endgroup())
+        hint = "" if _debugging() else "; re-run with debug logging for a traceback"
+        return stopped(ctx, progress, ExitCode.INFRASTRUCTURE,
+                       f"internal error (a bug in satori-ci): {type(exc).__name__}: {exc}{hint}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from satori_ci.postman.team import TeamCollection
 from satori_ci.report.model import FieldLocation, InferenceSummary, SpecCheck, identity
 from satori_ci.run.errors import RunError
 from satori_ci.run.model import RunResult
-from satori_ci.run.outcome import RunConfig
+from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
 from satori_ci.spec import Spec, SpecError, diff_fields, load_spec
 from satori_ci.spec.diff import FieldDiff
 
@@ -61,6 +61,7 @@ class CheckOptions:
     runner: str = "auto"
     """`newman`, `native`, or `auto` (Newman when installed, else native with a note)."""
     timeout_s: float = 30.0
+    max_response_bytes: int = DEFAULT_MAX_BYTES
     retries: int = 2
     follow_remote_refs: bool = False
     environ: Mapping[str, str] = field(default_factory=dict)
@@ -103,6 +104,7 @@ def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: Che
         requests = sum(1 for _ in collection.items())
         options.on_stage(f"running {requests} request(s) with {len(oracles)} oracle(s) against {target.staging_url}")
     config = RunConfig(base_url=target.staging_url, timeout_s=options.timeout_s, retries=options.retries,
+                       max_bytes=options.max_response_bytes,
                        environ=dict(options.environ), headers=target.headers, min_exercised=target.min_exercised,
                        fail_on_server_errors=target.fail_on_server_errors)
     from satori_ci.run.native import run_native

@@ -1,4 +1,11 @@
-"""The `satori-ci` command: parse arguments, wire the stages, print, exit. Nothing else."""
+"""The `satori-ci` command: parse arguments, wire the stages, print, exit. Nothing else.
+
+Everything a command prints passes the process's redactor (`satori_ci.redaction.installed`), fed with every
+secret value the command line and the environment hold: `--header` and `--header-env` values, the config's
+staging header values, every `SATORI_AUTH_*` value, the LLM key, credentials in URLs. Standard output of
+`collection` (a Postman collection: its `{{SATORI_AUTH_…}}` references and sample values must stay as written)
+gets the secrets redacted but not the generic URL masking.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +13,14 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from satori_ci import __version__
 from satori_ci.cli import check_commands, infer_commands, run_commands, spec_commands
 from satori_ci.cli.errors import UsageError, classify
+from satori_ci.config import ConfigError, load_config
 from satori_ci.exit_codes import ExitCode
+from satori_ci.redaction import environ_secrets, header_secrets, installed, url_secrets
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -30,9 +39,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+DATA_ON_STDOUT = frozenset({"collection"})
+"""Commands whose standard output is an artifact to run, not a report: only literal secrets are redacted."""
+
+
+def secrets_of(args: argparse.Namespace, environ: Mapping[str, str]) -> list[str]:
+    """Every secret value the command line, the config file and the environment give this command."""
+    headers = [text.partition(":")[2].strip() for text in getattr(args, "header", None) or []]
+    for text in getattr(args, "header_env", None) or []:
+        headers.append(environ.get(text.partition("=")[2].strip()) or "")
+    urls = [getattr(args, "staging_url", None), getattr(args, "base_url", None)]
+    try:  # the handler reads it again and reports its errors; here it only names more secrets
+        config = load_config(getattr(args, "config", None))
+    except ConfigError:
+        config = None
+    for spec in config.specs if config is not None else ():
+        headers += [environ.get(variable) or "" for _, variable in spec.headers]
+        urls += [spec.staging_url, environ.get(spec.staging_url_env) if spec.staging_url_env else None]
+    keys = [environ.get(getattr(args, "api_key_env", None) or "OPENAI_API_KEY"), environ.get("OPENAI_API_KEY")]
+    return [*(k for k in keys if k), *header_secrets(h for h in headers if h), *environ_secrets(environ),
+            *(secret for url in urls for secret in url_secrets(url))]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    with installed(secrets_of(args, os.environ), generic_stdout=args.command not in DATA_ON_STDOUT):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)

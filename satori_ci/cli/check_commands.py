@@ -13,15 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from satori_ci.cli.errors import UsageError
-from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, write_atomically
+from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
+from satori_ci.cli.run_commands import add_max_response_bytes
 from satori_ci.config import ProjectConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.oracles.file import dump_oracle_file
 from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec
+from satori_ci.redaction import current
 from satori_ci.report.json_report import report_json
 from satori_ci.report.model import CheckReport, FailOn
 from satori_ci.report.terminal import render_terminal
@@ -47,8 +49,11 @@ def options_from(args: argparse.Namespace, config: ProjectConfig, environ: dict[
     if backend == "llm":
         llm = LLMConfig(model=args.model or config.model or DEFAULT_MODEL, base_url=args.base_url,
                         api_key=environ.get(args.api_key_env) or None)
+    if args.max_response_bytes < 1:
+        raise UsageError("--max-response-bytes must be positive")
     return CheckOptions(backend=backend, llm=llm, runner=args.runner, timeout_s=args.timeout,
-                        environ=environ, follow_remote_refs=args.follow_remote_refs)
+                        max_response_bytes=args.max_response_bytes, environ=environ,
+                        follow_remote_refs=args.follow_remote_refs)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -58,6 +63,8 @@ def run_check(args: argparse.Namespace) -> int:
     settings = config.for_spec(spec_path)
     oracle_file = Path(args.oracles) if args.oracles else default_oracle_path(
         spec_path, config.oracles_dir or ".satori")
+    outside_ok = bool(args.oracles) and oracle_file.is_absolute()
+    ensure_inside_workspace(oracle_file, outside_ok=outside_ok)  # before reading it or sending anything
     url = settings.staging(environ, args.staging_url).url
     inputs = request_inputs(args, settings, environ)
     notes = list(inputs.notes)
@@ -77,7 +84,7 @@ def run_check(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if outcome.updated is not None and not args.no_write:
-        write_atomically(oracle_file, dump_oracle_file(outcome.updated))
+        write_atomically(oracle_file, dump_oracle_file(outcome.updated), outside_ok=outside_ok)
     fail_on = FailOn(args.fail_on) if args.fail_on else (config.fail_on or FailOn.VIOLATIONS)
     report = CheckReport((outcome.check,), fail_on)
     emit(report, args.json, notes)
@@ -86,7 +93,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def emit(report: CheckReport, as_json: bool, notes: list[str]) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(report_json(report), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(current().redact_data(report_json(report)), ensure_ascii=False, indent=2) + "\n")
         return
     colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     sys.stdout.write(render_terminal(report, colour))
@@ -154,7 +161,9 @@ def register(sub: Any) -> None:
                        help="auto (Newman when installed, else native), newman, native")
     check.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: violations")
     check.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
-    check.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    check.add_argument("--timeout", type=float, default=30.0,
+                       help="seconds per request, the whole exchange: connect, headers and body (default 30)")
+    add_max_response_bytes(check)
     check.add_argument("--json", action="store_true", help="machine-readable report")
     check.add_argument("--no-write", action="store_true", help="do not update the oracle file")
     check.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -22,6 +22,7 @@ from satori_ci.oracles.diff import diff_oracle_files
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, dump_oracle_file, load_oracle_file
 from satori_ci.report.oracle_text import interchange_jsonl, oracle_diff_json, oracle_diff_text
+from satori_ci.spec.source import git_toplevel, is_within
 
 DEFAULT_MODEL = "gpt-4o"
 
@@ -43,7 +44,35 @@ def read_oracle_file(path: Path) -> OracleFile | None:
     return load_oracle_file(text, str(path))
 
 
-def write_atomically(path: Path, text: str) -> None:
+def workspace_root() -> str:
+    """Where oracle files may be written: the current directory's git repository, else the directory itself
+    (symlinks resolved)."""
+    cwd = os.getcwd()
+    return os.path.realpath(git_toplevel(cwd) or cwd)
+
+
+def ensure_inside_workspace(path: Path, *, outside_ok: bool = False) -> None:
+    """Refuse (OracleFileError, one line) an oracle file path that is outside the repository, or that a
+    symlink (of the file or of a parent folder, e.g. a `.satori` that a pull request made a link) takes
+    outside it. `outside_ok`: an absolute path the user typed that names a place outside the repository
+    (not through it) is their own choice."""
+    root = workspace_root()
+    absolute = os.path.abspath(path)
+    real = os.path.realpath(absolute)
+    if is_within(real, root):
+        return
+    if not is_within(absolute, root):
+        if outside_ok:
+            return
+        raise OracleFileError(f"{path}: outside the repository ({root}); oracle files are written inside it")
+    raise OracleFileError(f"{path}: a symlink leads outside the repository ({real}); refused, "
+                          "oracle files are written inside it")
+
+
+def write_atomically(path: Path, text: str, *, outside_ok: bool = False) -> None:
+    """Write `text` to `path` (0666 less the umask, like any file the user writes), all or nothing, refusing
+    a path outside the repository (see `ensure_inside_workspace`)."""
+    ensure_inside_workspace(path, outside_ok=outside_ok)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
@@ -117,9 +146,11 @@ def summary_lines(result: UpdateResult, path: Path, backend: str) -> list[str]:
 def run_infer(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
     path = Path(args.oracles) if args.oracles else default_oracle_path(spec.file)
+    outside_ok = bool(args.oracles) and path.is_absolute()
+    ensure_inside_workspace(path, outside_ok=outside_ok)  # before reading it, and before any inference
     previous = read_oracle_file(path)
     result = run_inference(spec.file, spec.fields, previous, args)
-    write_atomically(path, dump_oracle_file(result.file))
+    write_atomically(path, dump_oracle_file(result.file), outside_ok=outside_ok)
     if args.jsonl:
         sys.stdout.write(interchange_jsonl(result.file.enabled_oracles()))
     if not args.quiet:

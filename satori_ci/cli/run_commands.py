@@ -17,10 +17,11 @@ from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan import plan_requests
 from satori_ci.postman.collection import Collection, build_collection
+from satori_ci.redaction import redact
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.errors import RunError, RunErrorKind
-from satori_ci.run.model import RunResult
-from satori_ci.run.outcome import RunConfig
+from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
+from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
 from satori_ci.spec import Spec
 
@@ -96,9 +97,11 @@ def run_collection(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace, inputs: RequestInputs) -> RunConfig:
-    if args.timeout <= 0 or args.retries < 0 or args.iterations < 1:
-        raise UsageError("--timeout must be positive, --retries at least 0, --iterations at least 1")
-    return RunConfig(base_url=args.base_url, timeout_s=args.timeout, retries=args.retries,
+    if args.timeout <= 0 or args.retries < 0 or args.iterations < 1 or args.max_response_bytes < 1:
+        raise UsageError("--timeout and --max-response-bytes must be positive, --retries at least 0, "
+                         "--iterations at least 1")
+    return RunConfig(base_url=args.base_url, timeout_s=args.timeout, max_bytes=args.max_response_bytes,
+                     retries=args.retries,
                      backoff_s=args.backoff, iterations=args.iterations, environ=dict(os.environ),
                      insecure=args.insecure, headers=inputs.headers, min_exercised=inputs.min_exercised,
                      fail_on_server_errors=inputs.fail_on_server_errors)
@@ -107,7 +110,7 @@ def _config(args: argparse.Namespace, inputs: RequestInputs) -> RunConfig:
 def _finish(result: RunResult, args: argparse.Namespace, extra: dict[str, Any]) -> None:
     sys.stdout.write(run_text(result))
     if args.report:
-        _write(args.report, run_json(result, extra))
+        _write(args.report, redact(run_json(result, extra)))
 
 
 def run_run(args: argparse.Namespace) -> int:
@@ -139,7 +142,7 @@ def run_verify(args: argparse.Namespace) -> int:
             raise UsageError(f"{spec.source}: no operation {method} {path}")
         choice = OperationChoice(method, path, status)
     recorded = read_responses(_read_text(args.responses, "recorded responses"), args.responses, choice)
-    result = verify_responses(spec, oracles, recorded, null_like(args, spec))
+    result = verify_responses(spec, oracles, recorded, null_like(args, spec), VIOLATIONS_PER_ORACLE)
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "responses": args.responses})
     if result.violations:
         return ExitCode.VIOLATIONS
@@ -147,6 +150,12 @@ def run_verify(args: argparse.Namespace) -> int:
         raise RunError(RunErrorKind.INPUT, f"{args.responses}: no recorded response matched an operation "
                        "and status of the spec")
     return ExitCode.OK
+
+
+def add_max_response_bytes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-response-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
+                        help="read at most N bytes of a response body; a larger response is reported as too "
+                             f"large and not checked, and the run goes on (default {DEFAULT_MAX_BYTES}, 8 MiB)")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -186,7 +195,9 @@ def register(sub: Any) -> None:
     run.add_argument("--base-url", required=True, metavar="URL", help="the server under test")
     run.add_argument("--runner", choices=("newman", "native"), default="newman",
                      help="newman (the Postman collection, needs `npm ci`) or native (Python requests)")
-    run.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default 30)")
+    run.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                     help="per request, the whole exchange: connect, headers and body (default 30)")
+    add_max_response_bytes(run)
     run.add_argument("--retries", type=int, default=2, metavar="N",
                      help="extra attempts on infrastructure problems (default 2)")
     run.add_argument("--backoff", type=float, default=1.0, metavar="SECONDS",

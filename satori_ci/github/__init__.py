@@ -4,7 +4,8 @@
   `inputs.ActionInputs`, read once; `errors.ActionConfigError` (one line) when they cannot be used.
 - `comments.StickyCommenter`: the PyGithub adapter (the only module importing `github`); its
   outcomes (`outcome.CommentOutcome`) are values, a failed post never raises.
-- `outputs`: `GITHUB_OUTPUT` text, the job summary, workflow commands, masking and redaction.
+- `outputs`: `GITHUB_OUTPUT` text, the job summary, workflow commands and `::add-mask::` (redaction itself is
+  `satori_ci.redaction`, the one redaction point).
 - `marker`, `retry`: the hidden comment marker and the bounded retry policy (no third-party code).
 
 Nothing here prints or exits; importing this package does not import PyGithub.

@@ -4,10 +4,12 @@
         outcome = commenter.upsert(comment_marker(spec), body)     # never raises for a failed post
         if not outcome.ok: print(notice(f"comment not posted: {outcome.reason}"))
 
-One comment per marker: the first comment of the pull request whose body contains the marker and
+One comment per marker: the first comment of the pull request whose FIRST LINE is the marker and
 whose author is the token's own login (`GET /user`; a GitHub Actions or App installation token gets
 403 there and comments as `github-actions[bot]`), looked up through every page, edited in place,
-created only when there is none. Comments by anyone else that quote the marker are left alone.
+created only when there is none. Comments by anyone else that quote the marker are left alone, and so
+is a comment of ours that holds another spec's marker further down (content cannot name the comment:
+the escaper also breaks every `<!--` in rendered values).
 
 PyGithub's own retries (a urllib3 `Retry`, `GithubRetry` by default, which also retries POST on
 5xx) are switched off (`retry=None`): a POST answered 502 may have created the comment, so retrying
@@ -27,7 +29,7 @@ import requests
 from github import Auth, Github, GithubException, RateLimitExceededException
 from github.IssueComment import IssueComment
 
-from satori_ci.github.marker import MAX_COMMENT_CHARS, with_marker
+from satori_ci.github.marker import MAX_COMMENT_CHARS, marked_by, with_marker
 from satori_ci.github.outcome import CommentOutcome, CommentStatus, FailureKind
 from satori_ci.github.retry import ApiError, GaveUp, RetryPolicy, run_with_retries
 
@@ -129,7 +131,7 @@ class StickyCommenter:
         login = self._own_login().lower()
         for comment in self._issue.get_comments():
             user = comment.user
-            if user is not None and (user.login or "").lower() == login and marker in (comment.body or ""):
+            if user is not None and (user.login or "").lower() == login and marked_by(comment.body or "", marker):
                 return comment
         return None
 

@@ -6,14 +6,13 @@
 - `append_summary` appends Markdown to `GITHUB_STEP_SUMMARY`, kept under GitHub's 1 MiB per step.
 - Workflow commands (`::notice file=…,line=…::message`, `::add-mask::…`, `::group::…`) with the
   runner's escaping (`%`, CR, LF in data; also `:` and `,` in properties).
-- `redact` replaces secrets in any text before it is printed (the logging-filter idea, as a function).
+- `::add-mask::` lines for secrets. Redaction itself is `satori_ci.redaction`, the one redaction point.
 
 Nothing here prints: the entrypoint prints what these functions return.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -23,7 +22,6 @@ OUTPUT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 """GitHub refuses a step's job summary above 1 MiB."""
 SUMMARY_TRUNCATED = "\n\n… (truncated: the job summary is limited to 1 MiB)\n"
-REDACTED = "***"
 _MAX_DELIMITER_DRAWS = 100
 
 
@@ -158,20 +156,3 @@ def mask_line(secret: str) -> str:
 def mask_lines(secrets: Iterable[str]) -> str:
     """`mask_line` of every secret, one command per line."""
     return "\n".join(mask for mask in (mask_line(s) for s in secrets) if mask)
-
-
-def redact(text: str, secrets: Iterable[str], replacement: str = REDACTED) -> str:
-    """`text` with every secret, each line of a multi-line secret and their JSON-escaped forms replaced."""
-    for needle in _needles(secrets):
-        text = text.replace(needle, replacement)
-    return text
-
-
-def _needles(secrets: Iterable[str]) -> list[str]:
-    found: set[str] = set()
-    for secret in secrets:
-        for candidate in (secret, *(line.strip() for line in secret.splitlines())):
-            if candidate.strip():
-                found.add(candidate)
-                found.add(json.dumps(candidate)[1:-1])
-    return sorted(found, key=lambda s: (-len(s), s))

@@ -1,14 +1,25 @@
 """The oracle file: one reviewed, committed YAML file per spec (the lockfile of its oracles).
 
-Written by a small deterministic emitter: every scalar is a JSON literal (JSON strings are YAML
-double-quoted strings), operations sorted, fields in spec order, one oracle a line, so that one
-changed field is a few changed lines and a file written by satori-ci reads back and writes again
-byte for byte. Read with the spec stage's YAML loader (duplicate keys refused, lines known).
+Written by a small deterministic emitter: every scalar and every key is a JSON literal (JSON strings
+are YAML double-quoted strings), operations sorted, fields in spec order, one oracle a line, so that
+one changed field is a few changed lines and a file written by satori-ci reads back and writes again
+byte for byte. Spec paths and field names come from whoever wrote the spec, so the emitter escapes
+every character YAML would read as a line break or refuse (U+0085, U+2028, U+2029, DEL and the C1
+controls; JSON already escapes the C0 ones) and the invisible ones a reviewer could not see (bidi
+and zero-width controls, BOM, tag characters) as `\\uXXXX`/`\\UXXXXXXXX`, and writes a key longer than
+YAML's 1024-character limit for plain `key:` syntax as an explicit `? key` entry.
+
+Read with the spec stage's YAML loader (duplicate keys refused, lines known). Numbers in the file
+must be finite and within +-1e308 (`MAX_MAGNITUDE`, about the largest double, so 309 digits at
+most): anything else is an `OracleFileError` naming the line, never a crash further on.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +81,10 @@ def operation_label(key: OperationKey) -> str:
 
 
 def parse_operation_label(label: str) -> OperationKey | None:
+    """`METHOD path STATUS`; the path is everything between the first and the last space (it may hold
+    spaces, and a spec's path need not start with `/`: whatever the spec says must read back)."""
     parts = label.split(" ")
-    if len(parts) < 3 or not parts[1].startswith("/"):
+    if len(parts) < 3 or not parts[0].isalpha() or not parts[-1]:
         return None
     return OperationKey(parts[0].upper(), " ".join(parts[1:-1]), parts[-1])
 
@@ -80,8 +93,51 @@ def _operation_sort_key(key: OperationKey) -> tuple[str, int, str, str]:
     return (key.path, METHOD_ORDER.get(key.method, 99), key.method, key.status)
 
 
+MAX_MAGNITUDE = 1e308
+"""The largest magnitude of a number in an oracle file (a double goes to about 1.8e308)."""
+_MAX_INT = 10**308
+
+_ESCAPED = re.compile(
+    "[\x7f-\x9f"  # DEL and the C1 controls (U+0085 is a YAML line break, the others are refused)
+    "\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\u2066-\u206f"  # invisible: soft hyphen, zero widths, bidi
+    "\u2028-\u202e"  # line and paragraph separators (YAML line breaks), bidi embeddings and overrides
+    "\ufeff\ufff9-\ufffb\ufffe\uffff"  # BOM, interlinear annotations, non-characters YAML refuses
+    "\U000e0000-\U000e007f]"  # tag characters (invisible text)
+)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_PLAIN_KEY = 1000
+"""Longer keys are written `? "key"` (YAML's plain `key:` syntax allows at most 1024 characters)."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 def _lit(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    """`value` as a JSON literal that YAML reads back as the same value (see the module docstring)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    if text.isascii():
+        return text.replace("\x7f", "\\u007f")
+    surrogate = _SURROGATE.search(text)
+    if surrogate is not None:
+        raise OracleFileError(f"cannot write {ascii(value)[:200]} to an oracle file: it holds a lone surrogate "
+                              f"(U+{ord(surrogate.group()):04X}), which no UTF-8 file can")
+    return _ESCAPED.sub(_escape, text)
+
+
+def _key(text: str, indent: str) -> str:
+    """A mapping key line (the value follows on the next lines, indented deeper)."""
+    literal = _lit(text)
+    if len(literal) > MAX_PLAIN_KEY:
+        return f"{indent}? {literal}\n{indent}:\n"
+    return f"{indent}{literal}:\n"
+
+
+def _comment_text(text: str) -> str:
+    """`text` for a `#` comment: as is when it needs no escape, else its escaped literal (never a line break)."""
+    literal = _lit(text)
+    return text if literal[1:-1] == text else literal
 
 
 def _oracle_line(oracle: Oracle) -> str:
@@ -102,12 +158,13 @@ def dump_oracle_file(data: OracleFile) -> str:
     grouped: dict[OperationKey, list[FieldEntry]] = {}
     for entry in data.entries:
         grouped.setdefault(entry.operation, []).append(entry)
-    out = [HEADER.format(spec=data.spec), f"version: {FORMAT_VERSION}\n", f"spec: {_lit(data.spec)}\n"]
+    out = [HEADER.format(spec=_comment_text(data.spec)), f"version: {FORMAT_VERSION}\n",
+           f"spec: {_lit(data.spec)}\n"]
     out.append("operations:" + (" {}\n" if not grouped else "\n"))
     for operation in sorted(grouped, key=_operation_sort_key):
-        out.append(f"  {_lit(operation_label(operation))}:\n")
+        out.append(_key(operation_label(operation), "  "))
         for entry in grouped[operation]:
-            out.append(f"    {_lit(entry.field)}:\n")
+            out.append(_key(entry.field, "    "))
             out.append(f"      fingerprint: {_lit(entry.fingerprint)}\n")
             if entry.context:
                 out.append(f"      context: {_lit(entry.context)}\n")
@@ -122,13 +179,26 @@ def dump_oracle_file(data: OracleFile) -> str:
 def load_oracle_file(text: str, name: str) -> OracleFile:
     """Read an oracle file (written by satori-ci or edited by hand)."""
     try:
-        raw, key_lines = load_yaml(text.encode("utf-8"), name)
+        raw, key_lines = load_yaml(text.encode("utf-8", "surrogatepass"), name)
     except SpecError as exc:
         raise OracleFileError(str(exc)) from None
+    except ValueError as exc:  # int() refuses a decimal literal past sys.get_int_max_str_digits() (4300)
+        raise OracleFileError(_long_number(text, name, exc)) from None
     if raw is None:
         return OracleFile(spec="", entries=())
     reader = _Reader(name, key_lines)
+    if isinstance(raw, dict):
+        reader.check_numbers(raw)
     return reader.read(raw)
+
+
+def _long_number(text: str, name: str, exc: ValueError) -> str:
+    limit = max(sys.get_int_max_str_digits(), 1)
+    found = re.search(f"[0-9]{{{limit + 1},}}", text)
+    if found is None:
+        return f"{name}: cannot read ({' '.join(str(exc).split())[:200]})"
+    return (f"{name}:{text.count(chr(10), 0, found.start()) + 1}: a number of more than {limit} digits "
+            "(numbers in an oracle file are between -1e308 and 1e308)")
 
 
 class _Reader:
@@ -140,6 +210,29 @@ class _Reader:
         line = self.key_lines.get(id(container), {}).get(key) if isinstance(container, dict) else None
         where = f"{self.name}:{line}" if line else self.name
         return OracleFileError(f"{where}: {message}")
+
+    def check_numbers(self, raw: Any) -> None:
+        """Refuse NaN, infinities and numbers past +-MAX_MAGNITUDE anywhere, naming the nearest key's line."""
+        stack: list[tuple[Any, Any, str]] = [(raw, None, "")]
+        seen: set[int] = set()
+        while stack:
+            node, container, key = stack.pop()
+            if isinstance(node, dict):
+                if id(node) not in seen:
+                    seen.add(id(node))
+                    stack.extend((value, node, k) for k, value in node.items())
+            elif isinstance(node, list):
+                if id(node) not in seen:
+                    seen.add(id(node))
+                    stack.extend((item, container, key) for item in node)
+            elif isinstance(node, float) and not math.isfinite(node):
+                written = ".nan" if math.isnan(node) else (".inf" if node > 0 else "-.inf")
+                raise self.fail(container, key, f"{key!r} holds {written}: numbers in an oracle file must be finite")
+            elif (isinstance(node, float) and abs(node) > MAX_MAGNITUDE) or (
+                isinstance(node, int) and not isinstance(node, bool) and abs(node) > _MAX_INT
+            ):
+                raise self.fail(container, key, f"{key!r} holds a number out of range (numbers in an oracle file "
+                                "are between -1e308 and 1e308)")
 
     def read(self, raw: Any) -> OracleFile:
         if not isinstance(raw, dict):
@@ -181,21 +274,24 @@ class _Reader:
     def _oracle(self, operation: OperationKey, field: str, raw: Any, parent: dict[str, Any]) -> Oracle:
         if not isinstance(raw, dict) or "kind" not in raw:
             raise self.fail(parent, "oracles", f"an oracle of {field!r} needs at least a 'kind'")
+
+        def fail(key: str, message: str) -> OracleFileError:  # at the oracle's own key when it has one
+            return self.fail(raw, key, message) if key in raw else self.fail(parent, "oracles", message)
+
         unknown = sorted(set(raw) - {"kind", "value", "source", "enabled", "review", "reason"})
         if unknown:
-            raise self.fail(parent, "oracles", f"unknown key {unknown[0]!r} in an oracle of {field!r}")
+            raise fail(unknown[0], f"unknown key {unknown[0]!r} in an oracle of {field!r}")
         try:
             kind = OracleKind(raw["kind"])
         except ValueError:
-            raise self.fail(parent, "oracles", f"unknown oracle kind {raw['kind']!r} on {field!r}") from None
+            raise fail("kind", f"unknown oracle kind {raw['kind']!r} on {field!r}") from None
         value = normalize_value(kind, raw.get("value"))
         if value is _INVALID:
-            raise self.fail(parent, "oracles",
-                            f"value {raw.get('value')!r} does not fit {kind.value} on {field!r}")
+            raise fail("value", f"value {raw.get('value')!r} does not fit {kind.value} on {field!r}")
         source = str(raw.get("source") or "manual")
         enabled = raw.get("enabled", True)
         if not isinstance(enabled, bool):
-            raise self.fail(parent, "oracles", f"'enabled' of an oracle of {field!r} must be true or false")
+            raise fail("enabled", f"'enabled' of an oracle of {field!r} must be true or false")
         review = raw.get("review")
         return Oracle(operation, field, kind, value, source, str(raw.get("reason") or ""), enabled,
                       review=str(review) if review else None)

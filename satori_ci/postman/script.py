@@ -7,9 +7,11 @@ or `require(...)` in an enum value, a field name or a reason stay data. The chec
 `CHECKER_VARIABLE`, and evaluated by each script.
 
 The script also writes machine-readable lines to the console (`RESULT_PREFIX` + JSON): one per response
-(`{"item", "iteration", "status", "json", "findings"}`) then the findings in chunks
-(`{"item", "iteration", "findings": [{"index", "pointer", "value", "message"}]}`). Newman's satori
-reporter (satori_ci/run/node) streams them to a file; in the Postman app they are plain console lines.
+(`{"item", "iteration", "status", "json", "findings", "omitted"}`: `findings` counts them all, `omitted` lists
+`[index, count]` of the oracles past `FINDINGS_PER_ORACLE`) then the first `FINDINGS_PER_ORACLE` findings of
+each oracle in chunks (`{"item", "iteration", "findings": [{"index", "pointer", "value", "message"}]}`).
+Newman's satori reporter (satori_ci/run/node) streams them to a file; in the Postman app they are plain
+console lines.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ FINDINGS_PER_LINE = 50
 """Findings per console line: keeps each line bounded however many values of a response fail."""
 SHOWN_PER_TEST = 10
 """Failures spelled out in one test's message (the rest counted)."""
+FINDINGS_PER_ORACLE = 100
+"""Findings of one oracle printed per response (the rest counted): a run's results stay small however many
+values fail. The run keeps as many per oracle over the whole run (`run.model.VIOLATIONS_PER_ORACLE`)."""
 
 _JS_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -118,9 +123,19 @@ var exercised = statusOk && isJson ? satori.exercised(oracles, body, nullLike) :
 var whereAmI = { item: pm.info.requestId, iteration: pm.info.iteration };
 var used = {};
 requires.forEach(function (name) { used[name] = pm.variables.get(name); });
+// the first PER_ORACLE findings of each oracle are printed, the rest counted
+var perOracle = {};
+var listed = findings.filter(function (f) {
+  perOracle[f.index] = (perOracle[f.index] || 0) + 1;
+  return perOracle[f.index] <= PER_ORACLE;
+});
+var omitted = [];
+Object.keys(perOracle).forEach(function (k) {
+  if (perOracle[k] > PER_ORACLE) omitted.push([Number(k), perOracle[k] - PER_ORACLE]);
+});
 console.log(PREFIX + JSON.stringify({
   item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, findings: findings.length,
-  exercised: exercised, vars: used
+  omitted: omitted, exercised: exercised, vars: used
 }));
 // Chaining: values of this response fill the slots of the requests that need them (producer -> consumer).
 if (statusOk && isJson && code >= 200 && code < 300) {
@@ -144,11 +159,11 @@ if (statusOk && isJson && code >= 200 && code < 300) {
     pm.collectionVariables.set(h.target + '_n', String(count));
   });
 }
-for (var start = 0; start < findings.length; start += PER_LINE) {
+for (var start = 0; start < listed.length; start += PER_LINE) {
   console.log(PREFIX + JSON.stringify({
     item: whereAmI.item,
     iteration: whereAmI.iteration,
-    findings: findings.slice(start, start + PER_LINE).map(function (f) {
+    findings: listed.slice(start, start + PER_LINE).map(function (f) {
       return { index: f.index, pointer: f.pointer, value: satori.truncateJson(f.value), message: f.message };
     })
   }));
@@ -203,6 +218,7 @@ def build_test_script(operation_label: str, statuses: Sequence[str], by_status: 
         f"var CHECKER = {js_literal(CHECKER_VARIABLE)};",
         f"var PREFIX = {js_literal(RESULT_PREFIX)};",
         f"var PER_LINE = {FINDINGS_PER_LINE};",
+        f"var PER_ORACLE = {FINDINGS_PER_ORACLE};",
         f"var SHOWN = {SHOWN_PER_TEST};",
         f"var operation = {js_literal(operation_label)};",
         f"var expectedStatuses = {js_literal(list(statuses))};",

@@ -1,8 +1,17 @@
-"""Escaping of untrusted text (spec, oracle file, responses) for each place it is rendered: one function a context."""
+"""Escaping of untrusted text (spec, oracle file, responses) for each place it is rendered: one function a context.
+
+Every context first redacts the value with the process's redactor (`satori_ci.redaction.current()`), before
+cutting or escaping it: a cut could otherwise leave half a secret, and an escaped secret (`a\\_b`) would no
+longer match. HTML comment openers (`<!--`) never reach the output as such, in any context: text and HTML
+get `&lt;`, code spans and fenced blocks an invisible joiner (`<\u200d!--`), so no value can forge the sticky
+comment's marker.
+"""
 
 from __future__ import annotations
 
 import re
+
+from satori_ci import redaction
 
 BREAK = "\u200d"
 """Zero-width joiner: invisible, and it stops GitHub linking `@login`, `#123`, `GH-123` and URLs."""
@@ -23,6 +32,16 @@ def visible(value: str) -> str:
     return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", flat)
 
 
+def _shown(value: str) -> str:
+    """The value redacted (before any cut), on one line."""
+    return visible(redaction.redact(value))
+
+
+def _unmark(value: str) -> str:
+    """`<!--` broken by an invisible joiner: in a code span it still reads the same, and it opens no comment."""
+    return value.replace("<!--", "<" + BREAK + "!--")
+
+
 def clip(value: str, limit: int) -> str:
     """At most `limit` characters, `…` marking a cut."""
     return value if len(value) <= limit else value[: max(limit - 1, 0)] + "…"
@@ -41,7 +60,7 @@ def _entities(value: str) -> str:
 
 def text(value: str, limit: int = 300) -> str:
     """Inline Markdown text (paragraphs, list items, headings): literal, one line, nothing linked or interpreted."""
-    flat = clip(visible(value), limit)
+    flat = clip(_shown(value), limit)
     return _unlink(_MD_PUNCT.sub(r"\\\1", _entities(flat)))
 
 
@@ -52,7 +71,7 @@ def cell(value: str, limit: int = 300) -> str:
 
 def html(value: str, limit: int = 300) -> str:
     """Text inside raw HTML (`<summary>`), where Markdown is not parsed: entities only, nothing linked."""
-    return _unlink(_entities(clip(visible(value), limit)))
+    return _unlink(_entities(clip(_shown(value), limit)))
 
 
 def _fence(content: str) -> str:
@@ -66,17 +85,17 @@ def _fence(content: str) -> str:
 
 def code(value: str, limit: int = 200) -> str:
     """An inline code span outside tables: literal, whatever backticks or HTML the value holds."""
-    return _fence(clip(visible(value), limit))
+    return _fence(_unmark(clip(_shown(value), limit)))
 
 
 def cell_code(value: str, limit: int = 200) -> str:
     """A code span inside a table cell: pipes escaped, since GFM splits cells before it sees code spans."""
-    return _fence(clip(visible(value), limit)).replace("|", "\\|")
+    return _fence(_unmark(clip(_shown(value), limit))).replace("|", "\\|")
 
 
 def fenced(value: str, info: str = "") -> str:
     """A fenced code block (multi-line allowed), its fence longer than any backtick run inside."""
-    lines = [visible(line) for line in value.splitlines()]
+    lines = [_unmark(visible(line)) for line in redaction.redact(value).splitlines()]
     runs = [len(r) for line in lines for r in _BACKTICKS.findall(line)]
     ticks = "`" * max(3, max(runs, default=0) + 1)
     return "\n".join([ticks + info, *lines, ticks])
@@ -101,8 +120,8 @@ def link_url(url: str) -> str | None:
 
 
 def command_data(value: str) -> str:
-    """A workflow command's message (after `::`): `%`, CR and LF encoded."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message (after `::`): redacted, `%`, CR and LF encoded."""
+    return redaction.redact(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def command_property(value: str) -> str:
@@ -112,4 +131,4 @@ def command_property(value: str) -> str:
 
 def terminal(value: str, limit: int = 300) -> str:
     """Text for a terminal: no escape sequences or other controls from the input reach it."""
-    return clip(visible(value), limit)
+    return clip(_shown(value), limit)

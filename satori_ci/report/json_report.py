@@ -58,9 +58,9 @@ def verdict(spec: SpecCheck, fail_on: FailOn) -> Verdict:
         return Verdict(Outcome.NOT_RUN, detail=spec.run_skipped or "")
     if run.violations:
         fields = len({(v.operation, v.field) for v in run.violations})
-        failing = len(spec.failing_violations(fail_on))
+        failing = spec.failing_count(fail_on)
         outcome = Outcome.VIOLATIONS if failing else Outcome.TOLERATED
-        return Verdict(outcome, len(run.violations), failing, fields)
+        return Verdict(outcome, run.violation_count, failing, fields)
     if spec.failing_server_errors(fail_on):
         return Verdict(Outcome.SERVER_ERRORS, len(run.server_errors), len(run.server_errors))
     if not run.requests and not run.infrastructure:
@@ -130,7 +130,8 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
                       "auth_failure": run.auth_failure, "nothing_checked": run.nothing_checked,
                       "operations": [c.to_dict() for c in run.coverage],
                       "not_sent": [k.to_dict() for k in run.skipped],
-                      "server_errors": [e.to_dict() for e in run.server_errors]}
+                      "server_errors": [e.to_dict() for e in run.server_errors],
+                      "violations_omitted": [o.to_dict() for o in run.omitted]}
         out["violations"] = [{**v.to_dict(), "new": spec.is_new(v), "failing": id(v) in failing}
                              for v in run.violations]
         out["infrastructure"] = [p.to_dict() for p in run.infrastructure]

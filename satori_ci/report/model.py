@@ -77,6 +77,14 @@ class SpecCheck:
             return tuple(v for v in self.run.violations if self.is_new(v))
         return self.run.violations
 
+    def failing_count(self, fail_on: FailOn) -> int:
+        """The failing violations, the ones not listed (past the per-oracle cap) included."""
+        listed = len(self.failing_violations(fail_on))
+        if self.run is None or not listed:
+            return listed
+        return listed + sum(o.omitted for o in self.run.omitted
+                            if fail_on is FailOn.VIOLATIONS or identity(o.oracle) in self.new_oracles)
+
     def failing_server_errors(self, fail_on: FailOn) -> int:
         """5XX answers that fail the check: under fail-on `violations`, unless the config only reports them."""
         if self.run is None or fail_on is not FailOn.VIOLATIONS:
@@ -113,7 +121,7 @@ class CheckReport:
 
     @property
     def violations(self) -> int:
-        return sum(len(s.run.violations) for s in self.specs if s.run is not None)
+        return sum(s.run.violation_count for s in self.specs if s.run is not None)
 
     @property
     def server_errors(self) -> int:

@@ -29,7 +29,7 @@ def summary_line(result: RunResult, seconds: bool = True) -> str:
     parts = [
         _plural(result.requests, "response"),
         f"{result.checked} checked",
-        _plural(len(result.violations), "violation"),
+        _plural(result.violation_count, "violation"),
     ]
     if result.server_errors:
         parts.append(_plural(len(result.server_errors), "server error"))
@@ -57,6 +57,9 @@ def run_text(result: RunResult) -> str:
                    f"  request: {v.request.method} {v.request.url}{iteration}\n")
     if len(result.violations) > MAX_LISTED:
         out.append(f"... and {len(result.violations) - MAX_LISTED} more violations (see the JSON report)\n")
+    for o in result.omitted:
+        out.append(f"... {o.omitted} more violations of {o.operation}  {o.field or '(body)'}  {o.oracle.kind.value} "
+                   f"not listed (the first {o.listed} are)\n")
     for e in result.server_errors:
         attempts = f" after {_plural(e.attempts, 'attempt')}" if e.attempts > 1 else ""
         out.append(f"SERVER ERROR {e.status}: {e.request.method} {e.request.url}{attempts}\n")

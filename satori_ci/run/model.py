@@ -9,9 +9,14 @@ from typing import Any
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import Skip, SkipKind
+from satori_ci.postman.script import FINDINGS_PER_ORACLE
 from satori_ci.spec.model import OperationKey
 
 AUTH_STATUSES = frozenset({401, 403})
+VIOLATIONS_PER_ORACLE = FINDINGS_PER_ORACLE
+"""Violations listed per oracle (operation, field, kind) in a run's results; the rest are counted, so that a
+response with a million failing values gives a report of kilobytes (the same for every runner). Never more than
+the test scripts print per response (`FINDINGS_PER_ORACLE`), or Newman would have fewer to list."""
 
 
 @dataclass(frozen=True, order=True)
@@ -110,6 +115,12 @@ class ResponseProblemKind(StrEnum):
     UNEXPECTED_STATUS = "unexpected_status"
     """A status that is not one of the operation's 2XX JSON responses (and not 5XX)."""
     NOT_JSON = "not_json"
+    REDIRECTED = "redirected"
+    """A 3XX with a Location the spec does not declare: redirects are never followed (a redirect to another
+    server would carry the credentials there), so the response is reported, not checked."""
+    TOO_LARGE = "too_large"
+    """The body passed the byte cap (`RunConfig.max_bytes`) and was not read further. A finding about that
+    request (its response is what to look at), not a sign that staging is down: not retried, not exit 3."""
     UNKNOWN_OPERATION = "unknown_operation"
     """A recorded response of an operation the spec does not have."""
 
@@ -126,6 +137,71 @@ class ResponseProblem:
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "status": self.status, "detail": self.detail,
                 "request": _request_dict(self.request)}
+
+
+@dataclass(frozen=True)
+class OmittedViolations:
+    """The violations of one oracle past the first `VIOLATIONS_PER_ORACLE`: counted, not listed."""
+
+    operation: OperationKey
+    field: str
+    oracle: Oracle
+    listed: int
+    omitted: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.operation.method, "path": self.operation.path, "status": self.operation.status,
+            "field": self.field, "oracle": self.oracle.kind.value,
+            "oracle_value": list(self.oracle.value) if isinstance(self.oracle.value, tuple) else self.oracle.value,
+            "listed": self.listed, "omitted": self.omitted,
+        }
+
+
+_CapKey = tuple[OperationKey, str, str]
+
+
+class ViolationCap:
+    """Keeps the first `per_oracle` violations of each oracle (operation, field, kind), in order, and counts the
+    rest; `per_oracle` None keeps them all."""
+
+    def __init__(self, per_oracle: int | None = VIOLATIONS_PER_ORACLE) -> None:
+        self.per_oracle = per_oracle
+        self.kept: list[Violation] = []
+        self._listed: dict[_CapKey, int] = {}
+        self._omitted: dict[_CapKey, tuple[Oracle, int]] = {}
+
+    @staticmethod
+    def _key(operation: OperationKey, oracle: Oracle) -> _CapKey:
+        return operation, oracle.field, oracle.kind.value
+
+    def add(self, violation: Violation) -> None:
+        key = self._key(violation.operation, violation.oracle)
+        listed = self._listed.get(key, 0)
+        if self.per_oracle is not None and listed >= self.per_oracle:
+            self.omit(violation.operation, violation.oracle, 1)
+            return
+        self._listed[key] = listed + 1
+        self.kept.append(violation)
+
+    def omit(self, operation: OperationKey, oracle: Oracle, count: int) -> None:
+        """Count `count` violations of `oracle` that were dropped before they got here (by a test script)."""
+        if count <= 0:
+            return
+        key = self._key(operation, oracle)
+        self._listed.setdefault(key, 0)
+        first, before = self._omitted.get(key, (oracle, 0))
+        self._omitted[key] = (first, before + count)
+
+    @property
+    def omitted(self) -> tuple[OmittedViolations, ...]:
+        """Per oracle with omissions, in the order the oracles first had a violation."""
+        out = []
+        for key, listed in self._listed.items():
+            if key in self._omitted:
+                oracle, count = self._omitted[key]
+                out.append(OmittedViolations(key[0], key[1], oracle, listed, count))
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -154,6 +230,13 @@ class RunResult:
     min_exercised: int = 1
     """Fewer enabled oracles exercised than this (when there are any) and the run proves nothing: exit 3."""
     fail_on_server_errors: bool = True
+    omitted: tuple[OmittedViolations, ...] = ()
+    """Violations not listed in `violations` (past the first `VIOLATIONS_PER_ORACLE` of an oracle), counted."""
+
+    @property
+    def violation_count(self) -> int:
+        """Every violation found: the listed ones and the omitted ones."""
+        return len(self.violations) + sum(o.omitted for o in self.omitted)
 
     @property
     def oracles_enabled(self) -> int:
@@ -229,7 +312,9 @@ class RunResult:
             "oracles_exercised": self.oracles_exercised,
             "auth_failure": self.auth_failure,
             "nothing_checked": self.nothing_checked,
+            "violations_total": self.violation_count,
             "violations": [v.to_dict() for v in self.violations],
+            "violations_omitted": [o.to_dict() for o in self.omitted],
             "server_errors": [e.to_dict() for e in self.server_errors],
             "not_sent": [k.to_dict() for k in self.skipped],
             "operations": [c.to_dict() for c in self.coverage],

@@ -1,12 +1,20 @@
-"""The native runner: the collection's requests sent with `requests`, the oracles checked in Python."""
+"""The native runner: the collection's requests sent with `requests`, the oracles checked in Python.
+
+Every exchange is bounded: redirects are not followed (a 3XX is reported, see `Tally`), the body is read in
+pieces and reading stops past `RunConfig.max_bytes` (`too_large`), and `RunConfig.timeout_s` bounds the whole
+exchange: connect and headers through urllib3's total timeout, the body through a deadline that each read's
+socket timeout is cut to.
+"""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import requests
+import urllib3
 
 from satori_ci.oracles.check import exercised_indices
 from satori_ci.postman.collection import Collection, RequestItem
@@ -19,6 +27,7 @@ from satori_ci.run.outcome import (
     base_url_of,
     body_text,
     findings_of,
+    listed_findings,
     parse_json,
     prepare,
     request_ref,
@@ -36,29 +45,85 @@ def classify_exception(exc: requests.RequestException) -> tuple[ProblemKind, str
     return ProblemKind.CONNECTION, f"connection failed: {exc}"
 
 
+READ_SIZE = 1 << 16
+
+
+class _Deadline(Exception):
+    """The whole exchange took longer than `RunConfig.timeout_s`."""
+
+
+def _socket_of(raw: Any) -> socket.socket | None:
+    """The socket a streamed urllib3 response reads from (None when urllib3 does not say)."""
+    connection = getattr(raw, "connection", None) or getattr(raw, "_connection", None)
+    sock = getattr(connection, "sock", None)
+    return sock if isinstance(sock, socket.socket) else None
+
+
+def read_body(raw: Any, deadline: float, max_bytes: int) -> bytes | None:
+    """The decoded body, read in pieces; None past `max_bytes`. Raises `_Deadline` past `deadline` (each read
+    waits at most the time left), urllib3's errors on a broken transfer."""
+    sock = _socket_of(raw)
+    read = raw.read1 if hasattr(raw, "read1") else raw.read  # read1: one socket read at most (urllib3 2)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _Deadline
+        if sock is not None:
+            sock.settimeout(left)
+        try:
+            chunk = read(READ_SIZE, decode_content=True)
+        except urllib3.exceptions.ReadTimeoutError:
+            raise _Deadline from None
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > max_bytes:
+            return None
+        chunks.append(chunk)
+
+
 def exchange(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
              config: RunConfig) -> tuple[Exchange, Any]:
     """Send one request and check its response: the exchange, and the parsed body of a checked response."""
     url = item.url(base_url, variables)
     headers = dict(item.headers(variables))
     body = item.body.encode("utf-8") if item.body is not None else None
+    deadline = time.monotonic() + config.timeout_s
+    timed_out = Exchange(problem=ProblemKind.TIMEOUT,
+                         detail=f"timed out: no complete response within {config.timeout_s:g} s")
+    # requests passes a urllib3 Timeout through as is (its type hints say float or tuple): `total` bounds the
+    # connection and the wait for the headers together
+    total = cast(Any, urllib3.Timeout(total=config.timeout_s))
     try:
-        response = session.request(item.method, url, headers=headers, data=body, timeout=config.timeout_s,
-                                   verify=not config.insecure, allow_redirects=True)
-        data = response.content
+        response = session.request(item.method, url, headers=headers, data=body, verify=not config.insecure,
+                                   timeout=total, allow_redirects=False, stream=True)
     except requests.RequestException as exc:
         kind, detail = classify_exception(exc)
         return Exchange(problem=kind, detail=detail), None
+    with response:
+        try:
+            data = read_body(response.raw, deadline, config.max_bytes)
+        except _Deadline:
+            return timed_out, None
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            if isinstance(exc, TimeoutError) or time.monotonic() >= deadline:
+                return timed_out, None
+            kind, detail = classify_exception(requests.exceptions.ConnectionError(exc))
+            return Exchange(problem=kind, detail=detail), None
     status = response.status_code
+    if data is None:
+        return Exchange(status=status, too_large=True), None
     key = item.status_key(status)
     if key is None:
-        return Exchange(status=status), None
+        return Exchange(status=status, location=response.headers.get("Location")), None
     ok, parsed = parse_json(body_text(data, response.headers.get("Content-Type")))
     if not ok:
         return Exchange(status=status, detail=f"the body of {item.label} is not JSON"), None
     oracles = item.oracles_for(key)
-    findings = findings_of(oracles, parsed, item.null_like)
-    return Exchange(status=status, is_json=True, findings=findings,
+    findings, omitted = listed_findings(findings_of(oracles, parsed, item.null_like))
+    return Exchange(status=status, is_json=True, findings=findings, omitted=omitted,
                     exercised=exercised_indices(oracles, parsed, item.null_like)), parsed
 
 

@@ -5,6 +5,13 @@ the run as one string, which throws `RangeError: Invalid string length` on large
 collection's test scripts print one compact line per response and per chunk of findings; the `satori`
 reporter shipped in satori_ci/run/node (found by Newman through NODE_PATH) streams those lines, and one
 line per request sent, to a file as they happen. This module reads that file line by line.
+
+Bounds, the same as the native runner's: Newman runs with --ignore-redirects (a 3XX is the answer), and the
+reporter, loaded into Newman's process before the first request, sets postman-request's `maxResponseSize`
+(`RunConfig.max_bytes`) and a deadline of `RunConfig.timeout_s` on every exchange (Newman itself has no size
+option, and --timeout-request only bounds each wait). It says so in its first line; without it the run stops
+with a RunError rather than run unbounded. Last, the Newman process is killed when the whole run outlasts
+`run_budget` (every request at its deadline, plus start-up and scripts).
 """
 
 from __future__ import annotations
@@ -34,6 +41,12 @@ NEWMAN_ENV = "SATORI_NEWMAN"
 else `newman` on PATH)."""
 
 Sleep = Callable[[float], None]
+
+TOO_LARGE_CODE = "ERESPONSETOOLARGE"
+"""The code the reporter gives postman-request's "Maximum response size reached" error."""
+BUDGET_SLACK_S = 60.0
+"""Newman's start-up and the scripts' time, on top of every request at its deadline (`run_budget`)."""
+PER_REQUEST_SLACK_S = 5.0
 
 _TIMEOUT_CODES = frozenset({"ETIMEDOUT", "ESOCKETTIMEDOUT"})
 _TLS_CODES = frozenset({"EPROTO", "DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN",
@@ -89,6 +102,7 @@ class NewmanRecord:
 
     status: int | None = None
     error: dict[str, Any] | None = None
+    location: str | None = None
     requested: bool = False
     result: dict[str, Any] | None = None
     findings: list[FindingLine] = field(default_factory=list)
@@ -103,6 +117,8 @@ class NewmanReport:
     records: dict[tuple[str, int], NewmanRecord] = field(default_factory=dict)
     done: bool = False
     error: str | None = None
+    bounds: dict[str, Any] | None = None
+    """The reporter's `bounds` line: the byte cap and deadline it set (or why it could not)."""
 
     def record(self, item: Any, iteration: Any) -> NewmanRecord:
         key = (str(item), int(iteration) if isinstance(iteration, int) else 0)
@@ -129,6 +145,10 @@ def read_report(lines: Iterable[str]) -> NewmanReport:
             rec.requested = True
             rec.status = entry.get("status")
             rec.error = entry.get("error")
+            location = entry.get("location")
+            rec.location = location if isinstance(location, str) else None
+        elif kind == "bounds":
+            report.bounds = entry
         elif kind == "result":
             data = entry.get("data") or {}
             rec = report.record(data.get("item"), data.get("iteration"))
@@ -159,6 +179,9 @@ def _exchange(item: RequestItem, rec: NewmanRecord | None) -> Exchange:
     if rec.error is not None:
         message = str(rec.error.get("message") or "request failed")
         code = rec.error.get("code")
+        if code == TOO_LARGE_CODE:
+            status = rec.error.get("status")
+            return Exchange(status=status if isinstance(status, int) else None, too_large=True, used=_used(rec))
         return Exchange(problem=problem_of(code, message), detail=f"{code}: {message}" if code else message,
                         used=_used(rec))
     if rec.exception is not None and rec.result is None:
@@ -170,16 +193,27 @@ def _exchange(item: RequestItem, rec: NewmanRecord | None) -> Exchange:
     if not isinstance(status, int):
         return Exchange(problem=ProblemKind.CONNECTION, detail="no response", used=used)
     if item.status_key(status) is None:
-        return Exchange(status=status, used=used)
+        return Exchange(status=status, location=rec.location, used=used)
     if not rec.result.get("json"):
         return Exchange(status=status, detail=f"the body of {item.label} is not JSON", used=used)
+    omitted = _omitted(rec.result.get("omitted"))
     expected = rec.result.get("findings")
-    if expected != len(rec.findings):
+    read = len(rec.findings) + sum(n for _, n in omitted)
+    if expected != read:
         raise RunError(RunErrorKind.NEWMAN_FAILED,
-                       f"incomplete results for {item.name!r}: {len(rec.findings)} of {expected} findings read")
+                       f"incomplete results for {item.name!r}: {read} of {expected} findings read")
     exercised = rec.result.get("exercised")
     indices = tuple(int(i) for i in exercised if isinstance(i, int)) if isinstance(exercised, list) else ()
-    return Exchange(status=status, is_json=True, findings=tuple(rec.findings), exercised=indices, used=used)
+    return Exchange(status=status, is_json=True, findings=tuple(rec.findings), omitted=omitted, exercised=indices,
+                    used=used)
+
+
+def _omitted(found: Any) -> tuple[tuple[int, int], ...]:
+    """The script's `omitted`: [oracle index, findings not printed] pairs."""
+    if not isinstance(found, list):
+        return ()
+    return tuple(sorted((int(pair[0]), int(pair[1])) for pair in found
+                        if isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, int) for x in pair)))
 
 
 def _used(rec: NewmanRecord) -> tuple[tuple[str, str], ...]:
@@ -211,6 +245,13 @@ def _node_path() -> str:
     return str(REPORTER_DIR) + (os.pathsep + existing if existing else "")
 
 
+def run_budget(collection: Collection, config: RunConfig, iterations: int) -> float:
+    """Seconds one Newman run may take before it is killed: every request at its deadline, and some more for
+    each script and for start-up. A backstop: each exchange is bounded by the reporter already."""
+    requests = sum(1 for _ in collection.items()) * iterations
+    return BUDGET_SLACK_S + requests * (config.timeout_s + PER_REQUEST_SLACK_S)
+
+
 def _run_once(newman: str, collection: Collection, config: RunConfig, variables: dict[str, str],
               iterations: int, workdir: Path, name: str) -> NewmanReport:
     collection_file = workdir / f"{name}.collection.json"
@@ -218,17 +259,25 @@ def _run_once(newman: str, collection: Collection, config: RunConfig, variables:
     export = workdir / f"{name}.results.jsonl"
     collection_file.write_text(collection.to_json(), encoding="utf-8")
     _write_private(environment_file, json.dumps(_environment(collection, base_url_of(config), variables)))
+    deadline_ms = max(1, int(config.timeout_s * 1000))
+    budget = run_budget(collection, config, iterations)
     command = [
         newman, "run", str(collection_file), "--environment", str(environment_file),
         "--reporters", "satori", "--reporter-satori-export", str(export),
-        "--iteration-count", str(iterations), "--timeout-request", str(max(1, int(config.timeout_s * 1000))),
+        "--reporter-satori-max-response-bytes", str(config.max_bytes),
+        "--reporter-satori-deadline-ms", str(deadline_ms),
+        "--iteration-count", str(iterations), "--timeout-request", str(deadline_ms), "--ignore-redirects",
         "--color", "off", "--disable-unicode",
     ]
     if config.insecure:
         command.append("--insecure")
     env = {**os.environ, "NODE_PATH": _node_path()}
     try:
-        done = subprocess.run(command, env=env, capture_output=True, check=False, cwd=workdir)
+        done = subprocess.run(command, env=env, capture_output=True, check=False, cwd=workdir, timeout=budget)
+    except subprocess.TimeoutExpired:
+        raise RunError(RunErrorKind.NEWMAN_FAILED,
+                       f"newman did not finish within {budget:g} s (every request at its {config.timeout_s:g} s "
+                       "deadline and more): stopped") from None
     except FileNotFoundError as exc:
         raise RunError(RunErrorKind.NEWMAN_MISSING,
                        f"cannot start newman ({exc.filename or newman}): is Node.js installed? Run "
@@ -241,6 +290,11 @@ def _run_once(newman: str, collection: Collection, config: RunConfig, variables:
                        f"newman wrote no results (exit {done.returncode}): {_tail(stderr) or 'no message'}")
     with export.open(encoding="utf-8") as handle:
         report = read_report(handle)
+    bounds = report.bounds or {"error": "the satori reporter wrote no bounds line (an older copy?)"}
+    if bounds.get("error"):
+        raise RunError(RunErrorKind.NEWMAN_FAILED,
+                       f"newman: cannot bound response sizes and times ({bounds['error']}): run `{SETUP_COMMAND}` "
+                       "in the satori-ci checkout for the pinned newman, or use --runner native")
     if not report.done:
         raise RunError(RunErrorKind.NEWMAN_FAILED,
                        f"newman stopped before the end of the run (exit {done.returncode}): {_tail(stderr)}")

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from satori_ci.oracles.check import check_body, truncate_json
 from satori_ci.oracles.model import Oracle
@@ -19,6 +20,7 @@ from satori_ci.plan.harvest import MOST, harvest
 from satori_ci.plan.model import Skip, SkipKind
 from satori_ci.plan.samples import encode
 from satori_ci.postman.collection import Collection, RequestItem, substitute
+from satori_ci.postman.script import FINDINGS_PER_ORACLE
 from satori_ci.run.model import (
     AUTH_STATUSES,
     InfraProblem,
@@ -30,10 +32,13 @@ from satori_ci.run.model import (
     RunResult,
     ServerError,
     Violation,
+    ViolationCap,
 )
 
 SAFE_INTEGER = 2**53
 """JSON integers past JavaScript's exact range are read as doubles, as JSON.parse reads them."""
+DEFAULT_MAX_BYTES = 8 * 1024 * 1024
+"""The byte cap on one response body (after content decoding), in both runners."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,10 @@ class RunConfig:
 
     base_url: str
     timeout_s: float = 30.0
+    """Seconds one exchange may take in all: connecting, the headers and the whole body (not only the wait
+    between two reads). Past it the request is a timeout (an infrastructure problem, retried)."""
+    max_bytes: int = DEFAULT_MAX_BYTES
+    """The most body bytes read from one response; past it the response is `too_large` and not checked."""
     retries: int = 2
     """Extra attempts for a request that met an infrastructure problem (connection, timeout, TLS); a 5XX
     answer is tried once more at most."""
@@ -84,9 +93,17 @@ class Exchange:
     """Not sent: a chained value it needs was not harvested (the reason)."""
     used: tuple[tuple[str, str], ...] = ()
     """The chain variables the request was sent with (for its reference: the URL as sent)."""
+    too_large: bool = False
+    """The body passed `RunConfig.max_bytes`: reading stopped there (`status` is the response's status)."""
+    location: str | None = None
+    """The Location header of a 3XX (redirects are not followed)."""
+    omitted: tuple[tuple[int, int], ...] = ()
+    """(oracle index, count) of findings not listed in `findings` (past `FINDINGS_PER_ORACLE` of an oracle)."""
 
     def retryable(self, attempts: int, retries: int) -> bool:
         """Whether to try again after `attempts`: infrastructure problems up to `retries` times, a 5XX once."""
+        if self.too_large:
+            return False
         if self.problem is not None:
             return attempts <= retries
         return self.status is not None and self.status >= 500 and attempts < 2 and retries > 0
@@ -185,6 +202,46 @@ def apply_harvests(item: RequestItem, body: Any, chain: dict[str, str]) -> None:
         chain[step.target + "_n"] = str(count)
 
 
+def listed_findings(findings: Sequence[FindingLine], per_oracle: int = FINDINGS_PER_ORACLE
+                    ) -> tuple[tuple[FindingLine, ...], tuple[tuple[int, int], ...]]:
+    """The first `per_oracle` findings of each oracle (in order) and, per oracle index, how many more there were:
+    what the test scripts print (the Python twin of their listing)."""
+    seen: dict[int, int] = {}
+    kept: list[FindingLine] = []
+    for f in findings:
+        n = seen[f.index] = seen.get(f.index, 0) + 1
+        if n <= per_oracle:
+            kept.append(f)
+    omitted = tuple((index, n - per_oracle) for index, n in sorted(seen.items()) if n > per_oracle)
+    return tuple(kept), omitted
+
+
+def size_text(count: int) -> str:
+    """A byte count as people write it: 8 MiB, 64 KiB, 1000 bytes."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= size and count % size == 0:
+            return f"{count // size} {unit}"
+    return f"{count} bytes"
+
+
+def redirect_target(request_url: str, location: str) -> str:
+    """Where a redirect points, as it may be shown: scheme, host, port and path only (never credentials, the
+    query string or the fragment), resolved against the request's URL."""
+    try:
+        parts = urlsplit(urljoin(request_url, location.strip()))
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "an unreadable Location"
+    if not parts.scheme or not host:
+        return "an unreadable Location"
+    if ":" in host:
+        host = f"[{host}]"
+    path = parts.path or "/"
+    shown = f"{parts.scheme}://{host}{'' if port is None else f':{port}'}{path}"
+    return shown if len(shown) <= 200 else shown[:199] + "…"
+
+
 def findings_of(oracles: Sequence[Oracle], body: Any, null_like: Sequence[str]) -> tuple[FindingLine, ...]:
     """The Python checker's findings in the form the test scripts report them."""
     index = {id(o): i for i, o in enumerate(oracles)}
@@ -201,7 +258,7 @@ class Tally:
         self.checked = 0
         self.denied = 0
         self.unauthenticated = 0
-        self.violations: list[Violation] = []
+        self.cap = ViolationCap()
         self.infrastructure: list[InfraProblem] = []
         self.unchecked: list[ResponseProblem] = []
         self.server_errors: list[ServerError] = []
@@ -231,13 +288,23 @@ class Tally:
         self.requests += 1
         self.sent[label] += 1
         status = exchange.status
-        if exchange.problem is not None:
+        if exchange.too_large:
+            limit = self.config.max_bytes if self.config is not None else DEFAULT_MAX_BYTES
+            self.unchecked.append(ResponseProblem(ref, ResponseProblemKind.TOO_LARGE, status,
+                                                  f"response too large: the body passed {size_text(limit)} and was "
+                                                  "not read further (--max-response-bytes)"))
+        elif exchange.problem is not None:
             self.infrastructure.append(InfraProblem(ref, exchange.problem, exchange.detail, attempts))
         elif status is None:
             self.infrastructure.append(InfraProblem(ref, ProblemKind.CONNECTION, exchange.detail or "no response",
                                                     attempts))
         elif status >= 500:
             self.server_errors.append(ServerError(ref, status, attempts))
+        elif item.status_key(status) is None and 300 <= status < 400 and exchange.location:
+            self.unchecked.append(ResponseProblem(
+                ref, ResponseProblemKind.REDIRECTED, status,
+                f"HTTP {status}: redirected to {redirect_target(ref.url, exchange.location)} (not followed: "
+                "satori-ci sends the credentials to the base URL only; use the final address as the base URL)"))
         elif item.status_key(status) is None:
             if status in AUTH_STATUSES:
                 self.denied += 1
@@ -257,7 +324,9 @@ class Tally:
             operation = item.operation_key(key)
             for f in exchange.findings:
                 oracle = oracles[f.index]
-                self.violations.append(Violation(operation, oracle.field, oracle, f.pointer, f.value, f.message, ref))
+                self.cap.add(Violation(operation, oracle.field, oracle, f.pointer, f.value, f.message, ref))
+            for index, count in exchange.omitted:
+                self.cap.omit(operation, oracles[index], count)
 
     def _skipped(self, collection_skips: Sequence[Skip]) -> tuple[Skip, ...]:
         out = list(collection_skips)
@@ -281,13 +350,14 @@ class Tally:
     def result(self, seconds: float, notes: Sequence[str] = (), collection: Collection | None = None) -> RunResult:
         skips = collection.skipped if collection is not None else ()
         config = self.config
-        return RunResult(self.runner, self.requests, self.checked, tuple(self.violations),
+        return RunResult(self.runner, self.requests, self.checked, tuple(self.cap.kept),
                          tuple(self.infrastructure), tuple(self.unchecked), seconds, tuple(notes),
                          server_errors=tuple(self.server_errors), skipped=self._skipped(skips),
                          coverage=self._coverage(skips), denied=self.denied, unauthenticated=self.unauthenticated,
                          headers_sent=self.headers,
                          min_exercised=config.min_exercised if config else 1,
-                         fail_on_server_errors=config.fail_on_server_errors if config else True)
+                         fail_on_server_errors=config.fail_on_server_errors if config else True,
+                         omitted=self.cap.omitted)
 
 
 def _credential_headers(collection: Collection | None, config: RunConfig | None) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from typing import Any
 from satori_ci.oracles.model import Oracle
 from satori_ci.postman.collection import match_status
 from satori_ci.run.errors import RunError, RunErrorKind
-from satori_ci.run.model import RequestRef, ResponseProblem, ResponseProblemKind, RunResult, Violation
+from satori_ci.run.model import RequestRef, ResponseProblem, ResponseProblemKind, RunResult, Violation, ViolationCap
 from satori_ci.run.outcome import FindingLine, findings_of, parse_json
 from satori_ci.spec.model import Operation, OperationKey, Spec
 
@@ -97,8 +97,11 @@ class OperationIndex:
 
 
 def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[Recorded],
-                     null_like: Sequence[str] = ()) -> RunResult:
-    """Check every recorded response against the enabled oracles of its operation and status."""
+                     null_like: Sequence[str] = (), per_oracle: int | None = None) -> RunResult:
+    """Check every recorded response against the enabled oracles of its operation and status.
+
+    `per_oracle`: list at most that many violations of each oracle and count the rest (the CLI passes
+    `VIOLATIONS_PER_ORACLE`, as the runs keep); None lists them all (the benchmarks score every one)."""
     started = time.monotonic()
     index = OperationIndex(spec.operations)
     by_key: dict[OperationKey, list[Oracle]] = {}
@@ -106,7 +109,7 @@ def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[R
         if oracle.enabled:
             by_key.setdefault(oracle.operation, []).append(oracle)
     checked = 0
-    violations: list[Violation] = []
+    cap = ViolationCap(per_oracle)
     unchecked: list[ResponseProblem] = []
     for entry in recorded:
         url = entry.path + (f"?{entry.query}" if entry.query else "")
@@ -126,9 +129,9 @@ def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[R
         mine = by_key.get(key, [])
         checked += 1
         for f in findings_of(mine, entry.body, null_like):
-            violations.append(_violation(key, mine, f, ref))
-    return RunResult("verify", len(recorded), checked, tuple(violations), (), tuple(unchecked),
-                     time.monotonic() - started)
+            cap.add(_violation(key, mine, f, ref))
+    return RunResult("verify", len(recorded), checked, tuple(cap.kept), (), tuple(unchecked),
+                     time.monotonic() - started, omitted=cap.omitted)
 
 
 def _violation(key: OperationKey, oracles: Sequence[Oracle], f: FindingLine, ref: RequestRef) -> Violation:

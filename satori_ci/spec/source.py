@@ -26,6 +26,8 @@ class SourceReader:
     rev: str | None = None
     git_dir: str | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    scope: str = "the repository"
+    """What `root` is, for messages: "the repository" or "the spec's folder"."""
 
     @property
     def display_entry(self) -> str:
@@ -39,10 +41,11 @@ class SourceReader:
         return joined
 
     def read(self, rel: str) -> bytes:
-        """The bytes of `rel` (a path under the root), refusing files past the size budget."""
+        """The bytes of `rel` (a path under the root), refusing files past the size budget and files that a
+        symlink (the file's or a parent folder's) puts outside the root."""
         if self.rev is not None:
             return self._read_git(rel)
-        path = Path(self.root) / rel
+        path = Path(self.confined(rel))
         try:
             size = path.stat().st_size
         except OSError as exc:
@@ -53,6 +56,15 @@ class SourceReader:
             return path.read_bytes()
         except OSError as exc:
             raise SpecError(SpecErrorKind.NOT_FOUND, f"{rel}: cannot read ({exc.strerror or exc})") from None
+
+    def confined(self, rel: str) -> str:
+        """The real path of `rel` under the root, symlinks resolved; a SpecError when that is outside the root."""
+        root = os.path.realpath(self.root)
+        target = os.path.realpath(os.path.join(self.root, rel))
+        if not is_within(target, root):
+            raise SpecError(SpecErrorKind.NOT_FOUND,
+                            f"{rel}: a symlink leads outside {self.scope}; refused (only files inside it are read)")
+        return target
 
     def _read_git(self, rel: str) -> bytes:
         spec = f"{self.rev}:{rel}"
@@ -85,22 +97,53 @@ def _git(cwd: str | None, *args: str) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
-def _git_toplevel(directory: str) -> str | None:
+def git_toplevel(directory: str) -> str | None:
+    """The work tree root of the git repository `directory` is in (symlinks resolved), or None."""
     out = _git(directory, "rev-parse", "--show-toplevel")
     return out.decode().strip() if out else None
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether `path` is `root` or under it (both absolute and normalised; no symlinks resolved here)."""
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # different drives
+        return False
+
+
+def _file_source(ref: str, max_bytes: int) -> SourceReader:
+    """A reader rooted at the repository of a spec file.
+
+    A path written inside the current repository stays rooted there even when a symlinked folder on the
+    way leads elsewhere (git, asked from that folder, would name the repository it leads to); `read`
+    then refuses every file, the root document included, that symlinks put outside the root.
+    """
+    absolute = os.path.abspath(ref)
+    real_dir = os.path.realpath(os.path.dirname(absolute))
+    toplevel = git_toplevel(real_dir)
+    workspace = git_toplevel(os.getcwd())
+    if workspace is not None and is_within(absolute, workspace) and (
+        toplevel is None or not is_within(toplevel, workspace)
+    ):
+        root, entry = workspace, os.path.relpath(absolute, workspace)
+    elif toplevel is not None:
+        named = absolute if is_within(absolute, toplevel) else os.path.join(real_dir, os.path.basename(absolute))
+        root, entry = toplevel, os.path.relpath(named, toplevel)
+    else:  # outside any repository: the spec's folder; a symlinked spec named there is the user's own choice
+        real = os.path.realpath(absolute)
+        named = real if os.path.dirname(real) != real_dir else absolute
+        return SourceReader(root=os.path.dirname(named), entry=os.path.basename(named), max_bytes=max_bytes,
+                            scope="the spec's folder")
+    return SourceReader(root=root, entry=entry.replace(os.sep, "/"), max_bytes=max_bytes)
 
 
 def open_source(ref: str, max_bytes: int = DEFAULT_MAX_BYTES) -> SourceReader:
     """A reader for a file path, or for `REV:path` (e.g. `origin/main:api/openapi.yaml`)."""
     if os.path.isfile(ref):
-        absolute = os.path.abspath(ref)
-        directory = os.path.dirname(absolute)
-        root = _git_toplevel(directory) or directory
-        return SourceReader(root=root, entry=os.path.relpath(absolute, root).replace(os.sep, "/"),
-                            max_bytes=max_bytes)
+        return _file_source(ref, max_bytes)
     if ":" in ref and not os.path.exists(ref):
         rev, _, rel = ref.partition(":")
-        toplevel = _git_toplevel(os.getcwd())
+        toplevel = git_toplevel(os.getcwd())
         if toplevel is None:
             raise SpecError(SpecErrorKind.NOT_FOUND, f"{ref}: no such file, and not inside a git repository")
         if _git(toplevel, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}") is None:

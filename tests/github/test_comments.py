@@ -98,6 +98,21 @@ def test_ignores_other_users_comments_with_the_marker(gh: FakeGitHub) -> None:
     assert len(gh.comments_on(7)) == 3
 
 
+def test_a_marker_further_down_our_own_comment_does_not_name_it(gh: FakeGitHub) -> None:
+    """A report value quoting another spec's marker must not make that spec overwrite this comment."""
+    other = gh.add_comment(f"{comment_marker('api/a.yaml')}\nenum value: {MARKER}", login="satori-bot",
+                           user_type="Bot")
+    outcome = Commenter(gh).sticky.upsert(MARKER, "report")
+    assert outcome.status is CommentStatus.POSTED and outcome.comment_id != other.id
+    assert other.edits == 0
+    assert Commenter(gh).sticky.upsert(MARKER, "report 2").comment_id == outcome.comment_id
+
+
+def test_the_marker_line_survives_crlf(gh: FakeGitHub) -> None:
+    earlier = gh.add_comment(f"{MARKER}\r\nold", login="satori-bot", user_type="Bot")
+    assert Commenter(gh).sticky.upsert(MARKER, "new").comment_id == earlier.id
+
+
 def test_github_actions_token_comments_as_github_actions_bot() -> None:
     with FakeGitHub(login=None) as server:
         earlier = server.add_comment(f"{MARKER}\nold", login=ACTIONS_LOGIN, user_type="Bot")

@@ -1,9 +1,8 @@
-"""GITHUB_OUTPUT, the job summary, workflow commands, masking and redaction, as strings."""
+"""GITHUB_OUTPUT, the job summary, workflow commands and masking, as strings (redaction: tests/test_redaction.py)."""
 
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from satori_ci.github.outputs import (
     mask_lines,
     notice,
     output_lines,
-    redact,
     resume_commands,
     stop_commands,
     warning,
@@ -164,16 +162,3 @@ def test_mask_line_masks_each_line_of_a_multi_line_secret() -> None:
 
 def test_mask_lines_joins_every_secret() -> None:
     assert mask_lines(["a", "", "b\nc"]) == "::add-mask::a\n::add-mask::b\n::add-mask::c"
-
-
-def test_redact_replaces_secrets_longest_first() -> None:
-    assert redact("token=abcdef and abc", ["abc", "abcdef"]) == "token=*** and ***"
-    assert redact("nothing here", ["", "   "]) == "nothing here"
-
-
-def test_redact_catches_lines_of_multi_line_secrets_and_json_escaped_forms() -> None:
-    secret = 'line-one\nline "two"'
-    assert redact("saw line-one somewhere", [secret]) == "saw *** somewhere"
-    dumped = json.dumps({"header": secret})
-    assert "line" not in redact(dumped, [secret])
-    assert redact(f"error: {secret}!", [secret]) == "error: ***!"

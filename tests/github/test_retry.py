@@ -137,6 +137,8 @@ def test_a_key_cannot_close_the_html_comment() -> None:
 def test_with_marker_prefixes_the_body_once() -> None:
     marker = comment_marker("a")
     assert with_marker(marker, "body") == f"{marker}\nbody"
-    assert with_marker(marker, f"x {marker} y") == f"x {marker} y"
+    assert with_marker(marker, f"{marker}\nbody") == f"{marker}\nbody"
+    # the marker quoted further down is content, not the comment's marker: it is still prefixed
+    assert with_marker(marker, f"x {marker} y") == f"{marker}\nx {marker} y"
     with pytest.raises(ValueError, match="one-line HTML comment"):
         with_marker("satori", "body")

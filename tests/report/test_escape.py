@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from satori_ci import redaction
 from satori_ci.report import escape as esc
 from satori_ci.report.escape import BREAK
 from tests.report.factory import HOSTILE
@@ -43,7 +44,7 @@ def test_any_text_survives_every_context(value: str) -> None:
     rendered = to_html(_document(value))
     _, row = cells(rendered)
     assert len(row) == 3
-    expected = esc.visible(value).replace(BREAK, "")  # joiners are invisible: `shown` drops them all
+    expected = esc.visible(redaction.redact(value)).replace(BREAK, "")  # `shown` drops the invisible joiners
     assert shown(row[0]).strip() == expected.strip()
     if value:
         assert shown(row[1]) == expected
@@ -112,3 +113,28 @@ def test_link_url_only_takes_http_urls() -> None:
 def test_workflow_command_escaping() -> None:
     assert esc.command_data("100%\r\nnext::x") == "100%25%0D%0Anext::x"
     assert esc.command_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+
+
+MARKER = "<!-- satori-ci:spec=api/other.yaml -->"
+
+
+@pytest.mark.parametrize("render", [esc.text, esc.cell, esc.html, esc.code, esc.cell_code, esc.fenced])
+def test_marker_like_text_is_neutralised_in_every_context(render: object) -> None:
+    assert callable(render)
+    out = render(f"x {MARKER} y")
+    assert "<!--" not in out and MARKER not in out
+
+
+def test_a_marker_in_a_code_span_still_reads_the_same() -> None:
+    rendered = to_html(f"Code: {esc.code(MARKER)}\n\n{esc.fenced(MARKER)}\n")
+    assert "<!--" not in rendered
+    assert shown(rendered).count(MARKER) == 2
+
+
+def test_a_cut_never_leaves_part_of_a_secret() -> None:
+    secret = "staging-secret-4d1f9a"
+    with redaction.installed([secret]):
+        for render in (esc.text, esc.code, esc.cell_code, esc.terminal, esc.html):
+            out = render("x" * 290 + secret, 300)
+            assert "staging" not in out and "***" in out.replace("\\", "")  # text escapes the stars
+        assert secret not in esc.fenced(f"a\n{secret}\n") and secret not in esc.command_data(secret)

@@ -35,7 +35,7 @@ from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.check import check_body, truncate_json
 from satori_ci.plan.samples import encode
 from satori_ci.postman.collection import Collection, RequestItem, build_collection
-from satori_ci.run.model import ProblemKind, ResponseProblemKind, RunResult, Violation
+from satori_ci.run.model import VIOLATIONS_PER_ORACLE, ProblemKind, ResponseProblemKind, RunResult, Violation
 from satori_ci.run.native import run_native
 from satori_ci.run.newman import NewmanReport, run_newman
 from satori_ci.run.outcome import RunConfig
@@ -239,12 +239,23 @@ def test_violation_names_what_and_where(outcomes: dict[str, Outcome]) -> None:
 
 
 def test_a_run_with_thousands_of_failures_is_read_completely(outcomes: dict[str, Outcome]) -> None:
+    """Every failing value is counted; the first VIOLATIONS_PER_ORACLE of each oracle are listed."""
     iteration = LARGE_AT
+    large = {"number_max_value": "books[].rating", "string_is_numeric": "books[].isbn",
+             "string_fixed_length": "books[].isbn"}
     for result in (outcomes["main"].newman, outcomes["main"].native):
-        found = Counter(v.oracle.kind.value for v in _books(result, iteration))
-        # every book: rating > 5, isbn not numeric, isbn not 13 characters; plus the array's size
-        assert found == {"number_max_value": LARGE, "string_is_numeric": LARGE, "string_fixed_length": LARGE,
-                         "array_max_size": 1}, result.runner
+        listed = Counter(v.oracle.kind.value for v in _books(result, iteration))
+        omitted = {o.oracle.kind.value: o for o in result.omitted if o.operation.path == "/books"}
+        assert set(omitted) == set(large), result.runner
+        for kind, field_name in large.items():
+            # every book: rating > 5, isbn not numeric, isbn not 13 characters (omitted ones all from this response)
+            assert listed[kind] + omitted[kind].omitted == LARGE, (result.runner, kind)
+            earlier = [v for v in result.violations if v.operation.path == "/books" and v.field == field_name
+                       and v.oracle.kind.value == kind]
+            assert len(earlier) == omitted[kind].listed == VIOLATIONS_PER_ORACLE
+        assert listed["array_max_size"] == 1
+        assert result.violation_count == len(result.violations) + sum(o.omitted for o in result.omitted)
+    assert outcomes["main"].newman.omitted == outcomes["main"].native.omitted
 
 
 def test_status_mismatch_and_non_json_are_not_oracle_failures(outcomes: dict[str, Outcome]) -> None:

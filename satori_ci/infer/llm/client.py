@@ -2,6 +2,8 @@
 
 It sends one chat completion and turns the client's errors into the few cases the backend
 acts on. The client's own retries are off (`max_retries=0`): retrying is the backend's job.
+An error's text can quote the key (a server that echoes the `Authorization` header, a URL with credentials):
+every message it raises is redacted with the key, and `base_url` is shown with credentials masked.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
+
+from satori_ci.redaction import Redactor, url_secrets
 
 from .errors import (
     BadRequest,
@@ -58,19 +62,29 @@ class ChatClient:
         self.model = model
         self.temperature = temperature
         self.max_output_tokens = max_output_tokens
+        self._redactor = Redactor([api_key, *url_secrets(base_url)])
         try:
             self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
         except openai.OpenAIError as err:
-            raise MissingCredentials(str(err)) from err
+            raise MissingCredentials(self._redactor.redact(str(err))) from err
 
     def close(self) -> None:
         self._client.close()
 
     @property
     def base_url(self) -> str:
-        return str(self._client.base_url)
+        """The endpoint, for messages (credentials in it masked)."""
+        return self._redactor.redact(str(self._client.base_url))
 
     def complete(self, prompt: Prompt, *, json_mode: bool) -> Completion:
+        try:
+            return self._complete(prompt, json_mode=json_mode)
+        except CallError as err:
+            err.message = self._redactor.redact(err.message)
+            err.args = (err.message,)
+            raise
+
+    def _complete(self, prompt: Prompt, *, json_mode: bool) -> Completion:
         messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": prompt.system},
             {"role": "user", "content": prompt.user},

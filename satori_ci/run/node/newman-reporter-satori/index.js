@@ -4,25 +4,108 @@
 // and serialises it as one string at the end, which fails with "RangeError: Invalid string length" on
 // large failing runs. This reporter writes one short line per event as it happens and keeps nothing.
 //
-// Lines: {"type": "request", item, iteration, status, error} for every request sent (error: {code, message});
+// It also bounds every HTTP exchange of the run (see `bound` below) and says so first:
+//        {"type": "bounds", max_bytes, deadline_ms, error} (error: why the bounds could not be set, else null).
+// Lines: {"type": "request", item, iteration, status, location, error} for every request sent
+//        (location: the Location header of the response; error: {code, message, status});
 //        {"type": "result", ...} the test script's own lines (console.log with the satori-ci prefix);
 //        {"type": "assertion", item, iteration, name, skipped, error} every pm.test (error: its message or null);
 //        {"type": "exception", item, iteration, message} a script that threw;
 //        {"type": "done", error} once, last.
 'use strict';
 var fs = require('fs');
+var path = require('path');
 
 var PREFIX = '[satori-ci] ';
+var TOO_LARGE = 'ERESPONSETOOLARGE';
+var SIZE_MESSAGE = 'Maximum response size reached';
+
+// Newman has no option for a response size limit, and its request timeout (--timeout-request) bounds the
+// connection and each wait between two reads, not a whole exchange. postman-runtime sends every request
+// through its own copy of postman-request, whose Request takes `maxResponseSize` (counted on the decoded
+// body, the request aborted past it) and `followRedirect`. This wraps that Request's init, once per
+// process, so that every request of the run (scripts' pm.sendRequest too):
+//   - is never redirected (the response of a 3XX is the answer; Newman's --ignore-redirects does the same for
+//     the collection's requests, this holds whatever a request's protocolProfileBehavior says);
+//   - stops reading past `maxBytes`: the error gets the code ERESPONSETOOLARGE and the response's status;
+//   - fails with ETIMEDOUT when the whole exchange (connect, headers, body) takes longer than `deadlineMs`.
+function bound(maxBytes, deadlineMs) {
+  var main = require.main && require.main.filename;
+  if (!main) throw new Error('newman is not the main module');
+  var runtime = require.resolve('postman-runtime', { paths: [path.dirname(fs.realpathSync(main))] });
+  var Request = require(require.resolve('postman-request', { paths: [path.dirname(runtime)] })).Request;
+  if (!Request || typeof Request.prototype.init !== 'function') throw new Error('postman-request has no Request.init');
+  if (Request.prototype.init.satoriBounds) return;
+  var init = Request.prototype.init;
+  Request.prototype.init = function (options) {
+    var self = this;
+    if (options && typeof options === 'object') {
+      options.followRedirect = false;
+      options.followAllRedirects = false;
+      options.maxResponseSize = maxBytes;
+    }
+    var out = init.apply(self, arguments);
+    if (self.satoriBounded) return out;
+    self.satoriBounded = true;
+    self.maxResponseSize = maxBytes;
+    var status = null;
+    var timer = setTimeout(function () {
+      timer = null;
+      if (self._aborted || self._callbackCalled) return;
+      var e = new Error('no complete response within ' + deadlineMs + ' ms');
+      e.code = 'ETIMEDOUT';
+      self.abort();
+      self.emit('error', e);
+    }, deadlineMs);
+    if (typeof timer.unref === 'function') timer.unref();
+    function clear() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    }
+    self.on('response', function (response) {
+      status = response && typeof response.statusCode === 'number' ? response.statusCode : null;
+    });
+    self.prependListener('error', function (e) {
+      clear();
+      if (e && !e.code && e.message === SIZE_MESSAGE) {
+        e.code = TOO_LARGE;
+        e.status = status;
+      }
+    });
+    self.once('complete', clear);
+    self.once('abort', clear);
+    return out;
+  };
+  Request.prototype.init.satoriBounds = true;
+}
+
+function location(response) {
+  var headers = response && response.headers;
+  var value = headers && typeof headers.get === 'function' ? headers.get('Location') : null;
+  return typeof value === 'string' ? value : null;
+}
 
 module.exports = function SatoriReporter(emitter, options) {
-  var path = options && options.export;
-  if (!path) throw new Error('the satori reporter needs --reporter-satori-export PATH');
-  var fd = fs.openSync(path, 'w');
+  var file = options && options.export;
+  if (!file) throw new Error('the satori reporter needs --reporter-satori-export PATH');
+  var fd = fs.openSync(file, 'w');
   var open = true;
 
   function write(text) {
     if (open) fs.writeSync(fd, text + '\n');
   }
+
+  var maxBytes = Number(options.maxResponseBytes);
+  var deadlineMs = Number(options.deadlineMs);
+  var problem = null;
+  try {
+    if (!(maxBytes > 0 && deadlineMs > 0)) throw new Error('--reporter-satori-max-response-bytes and ' +
+      '--reporter-satori-deadline-ms are needed');
+    bound(maxBytes, deadlineMs);
+  } catch (e) {
+    problem = String((e && e.message) || e);
+  }
+  write(JSON.stringify({ type: 'bounds', max_bytes: maxBytes, deadline_ms: deadlineMs, error: problem }));
 
   function itemId(o) {
     return o && o.item && o.item.id ? o.item.id : null;
@@ -38,7 +121,12 @@ module.exports = function SatoriReporter(emitter, options) {
       item: itemId(o),
       iteration: iteration(o),
       status: o && o.response && typeof o.response.code === 'number' ? o.response.code : null,
-      error: err ? { code: err.code ? String(err.code) : null, message: String(err.message || err) } : null
+      location: location(o && o.response),
+      error: err ? {
+        code: err.code ? String(err.code) : null,
+        message: String(err.message || err),
+        status: typeof err.status === 'number' ? err.status : null
+      } : null
     }));
   });
 

@@ -1,0 +1,169 @@
+"""Oracle files edited by hand or written from a hostile spec: one-line errors with the line, never a crash;
+any spec path or field name reads back as it was written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from satori_ci.cli import main
+from satori_ci.oracles.errors import OracleFileError
+from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file, load_oracle_file
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.oracles.model import Oracle
+from satori_ci.spec.model import OperationKey
+
+
+def _with_value(value: str, kind: str = "number_min_value") -> str:
+    return ("version: 1\nspec: api.yaml\noperations:\n  GET /x 200:\n    count:\n      fingerprint: abc\n"
+            f"      oracles:\n        - kind: {kind}\n          value: {value}\n          source: manual\n")
+
+
+@pytest.mark.parametrize(("value", "kind", "needle"), [
+    (".nan", "number_min_value", "'value' holds .nan: numbers in an oracle file must be finite"),
+    (".NaN", "number_max_value", "'value' holds .nan"),
+    (".inf", "number_max_value", "'value' holds .inf"),
+    ("-.inf", "number_min_value", "'value' holds -.inf"),
+    ("!!float .inf", "number_min_value", "'value' holds .inf"),
+    ("[1, .nan]", "number_specific_values", "'value' holds .nan"),
+    ("[0, .inf]", "array_specific_sizes", "'value' holds .inf"),
+    ("1" * 5000, "number_min_value", "a number of more than 4300 digits"),
+    ("-" + "9" * 5000, "number_max_value", "a number of more than 4300 digits"),
+    ("!!int " + "9" * 5000, "number_max_value", "a number of more than 4300 digits"),
+    ("1" * 400, "number_min_value", "'value' holds a number out of range"),
+    ("1" * 310, "array_min_size", "'value' holds a number out of range"),
+    ("0x" + "f" * 5000, "number_min_value", "'value' holds a number out of range"),
+    ("[1, " + "2" * 1000 + "]", "array_specific_sizes", "'value' holds a number out of range"),
+    ("1.7e308", "number_min_value", "'value' holds a number out of range"),
+    ("1e400", "number_min_value", "value '1e400' does not fit number_min_value"),  # overflows: read as text
+])
+def test_non_finite_and_huge_numbers_are_one_line_errors_with_the_line(value: str, kind: str, needle: str) -> None:
+    with pytest.raises(OracleFileError) as info:
+        load_oracle_file(_with_value(value, kind), "o.yaml")
+    message = str(info.value)
+    assert message.startswith("o.yaml:9: ") and needle in message, message
+    assert "\n" not in message and len(message) < 300
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("version: 1\nspec: .nan\n", 2),
+    ("version: .inf\n", 1),
+    ("version: 1\noperations:\n  GET /x 200:\n    a:\n      fingerprint: " + "7" * 500 + "\n", 5),
+    ("version: 1\noperations:\n  GET /x 200:\n    a:\n      fingerprint: x\n      oracles: [.nan]\n", 6),
+    ("version: 1\noperations:\n  GET /x 200:\n    a:\n      fingerprint: x\n      context: -.inf\n", 6),
+    ("version: 1\noperations:\n  GET /x 200:\n    a:\n      fingerprint: x\n      oracles:\n"
+     "        - {kind: string_is_url, reason: " + "8" * 4400 + "}\n", 7),
+])
+def test_bad_numbers_anywhere_name_their_line(text: str, line: int) -> None:
+    with pytest.raises(OracleFileError) as info:
+        load_oracle_file(text, "o.yaml")
+    assert str(info.value).startswith(f"o.yaml:{line}: ") and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 308, "-1e308", "1e308", "[0, 1, 1" + "0" * 300 + "]"])
+def test_numbers_up_to_1e308_are_read(value: str) -> None:
+    kind = "array_specific_sizes" if value.startswith("[") else "number_min_value"
+    loaded = load_oracle_file(_with_value(value, kind), "o.yaml")
+    text = dump_oracle_file(loaded)
+    assert dump_oracle_file(load_oracle_file(text, "o.yaml")) == text
+
+
+def test_a_hostile_number_through_the_cli_is_exit_2_and_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "o.yaml").write_text(_with_value(".nan"))
+    assert main(["oracle-diff", "o.yaml", "o.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert err == "satori-ci: error: o.yaml:9: 'value' holds .nan: numbers in an oracle file must be finite\n"
+
+
+SEPARATORS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\r", "\n", "\t", "\x00", "\x1b", "\x7f", "\x9f",
+              "\ufeff", "\u202e", "\u200b", "\U000e0041", "\ufffe", "\uffff", '"', "\\", "#", ": ", "- ", "'", "&a",
+              "*a", "!!int", "{", "}", "[", "]", ",", "?", "|", ">", "%", "@", "`", "<<", "~", "null", " "]
+OP = OperationKey("GET", "/x", "200")
+
+
+def _one(operation: OperationKey, field: str, spec: str = "api/openapi.yaml") -> OracleFile:
+    oracle = Oracle(operation, field, OracleKind.STRING_SPECIFIC_VALUES, (field, "a"), "declared", f"spec: {field}")
+    return OracleFile(spec, (FieldEntry(operation, field, "f" + field, (oracle,), context=field or None),))
+
+
+def _round_trips(data: OracleFile) -> str:
+    text = dump_oracle_file(data)
+    loaded = load_oracle_file(text, "o.yaml")
+    assert loaded == data
+    again = dump_oracle_file(loaded)
+    assert again == text
+    return text
+
+
+@pytest.mark.parametrize("char", SEPARATORS)
+def test_separators_and_controls_in_paths_and_field_names_round_trip(char: str) -> None:
+    text = _round_trips(_one(OperationKey("GET", f"/a{char}b", "200"), f"x{char}y", spec=f"api/{char}.yaml"))
+    assert len(text.splitlines()) == len(dump_oracle_file(_one(OP, "xy")).splitlines())  # no line was broken
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85", "\x7f", "\u202e", "\ufeff"])
+def test_line_breaks_and_invisible_characters_are_written_as_escapes(char: str) -> None:
+    text = dump_oracle_file(_one(OperationKey("GET", f"/a{char}b", "200"), f"x{char}y", spec=f"{char}.yaml"))
+    assert char not in text
+    assert f"\\u{ord(char):04x}" in text
+
+
+def test_keys_longer_than_yamls_limit_round_trip() -> None:
+    for size in (990, 998, 999, 1000, 1021, 1022, 1023, 1024, 5000):
+        _round_trips(_one(OperationKey("GET", "/" + "p" * size, "200"), "f" * size))
+
+
+def test_a_lone_surrogate_is_refused_with_one_line() -> None:
+    with pytest.raises(OracleFileError) as info:
+        dump_oracle_file(_one(OP, "a\ud800b"))
+    assert "lone surrogate (U+D800)" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_path_not_starting_with_a_slash_reads_back() -> None:
+    _round_trips(_one(OperationKey("GET", "users", "200"), "id"))
+    _round_trips(_one(OperationKey("GET", "", "200"), "id"))
+
+
+def test_escaped_keys_written_by_hand_are_read() -> None:
+    text = 'version: 1\noperations:\n  "GET /a\\u2028b 200":\n    "x\\u0085y": {fingerprint: f}\n'
+    entry = load_oracle_file(text, "o.yaml").entries[0]
+    assert entry.operation.path == "/a\u2028b" and entry.field == "x\x85y"
+
+
+_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
+_LONG = st.text(alphabet=st.sampled_from("a\u2028\x85é\U0001f600"), min_size=990, max_size=1100)
+_METHODS = st.sampled_from(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"])
+_STATUSES = st.sampled_from(["200", "201", "204", "2XX", "2xx"])
+
+
+@st.composite
+def _oracle_files(draw: st.DrawFn) -> OracleFile:
+    operations = draw(st.lists(st.tuples(_METHODS, st.one_of(_TEXT.map(lambda t: "/" + t), _TEXT, _LONG),
+                                         _STATUSES), min_size=1, max_size=4, unique=True))
+    entries = []
+    for method, path, status in operations:
+        operation = OperationKey(method, path, status)
+        fields = draw(st.lists(st.one_of(_TEXT, _LONG), min_size=1, max_size=4, unique=True))
+        for field in fields:
+            oracles = (Oracle(operation, field, OracleKind.STRING_SPECIFIC_VALUES, (draw(_TEXT), field),
+                              draw(st.sampled_from(["declared", "rules", "manual"])), draw(_TEXT),
+                              draw(st.booleans()), review=draw(st.none() | _TEXT.filter(bool))),
+                       Oracle(operation, field, OracleKind.NUMBER_MIN_VALUE,
+                              draw(st.integers(-(10**308), 10**308) | st.floats(-1e308, 1e308)), "rules", ""))
+            entries.append(FieldEntry(operation, field, draw(_TEXT), oracles, draw(st.none() | _TEXT.filter(bool))))
+    return OracleFile(draw(_TEXT), tuple(entries))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_oracle_files())
+def test_any_unicode_path_and_field_name_round_trips_byte_for_byte(data: OracleFile) -> None:
+    text = dump_oracle_file(data)
+    loaded = load_oracle_file(text, "o.yaml")
+    assert dump_oracle_file(loaded) == text
+    assert {e.key for e in loaded.entries} == {e.key for e in data.entries}
+    assert loaded.by_key() == data.by_key()
