@@ -55,6 +55,8 @@ def load_json(text: str, name: str, refs: list[Any] | None = None) -> Any:
         raise SpecError(SpecErrorKind.DUPLICATE_KEY, f"{where}: duplicate key {dup.key!r}") from None
     except RecursionError:
         raise SpecError(SpecErrorKind.TOO_LARGE, f"{name}: nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise SpecError(SpecErrorKind.SYNTAX, f"{name}: invalid JSON: {str(exc).split(';')[0]}") from None
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
