@@ -59,7 +59,7 @@ class _Planner:
         return found
 
     def _plan(self, operation: Operation) -> PlannedOperation | Skip:
-        values = self.settings.values_for(operation.method, operation.path)
+        values = self.settings.values_for(operation)
         path_params = [p for p in (path_param(s) for s in segments(operation.path)) if p]
         chain = self._chain(operation, values) if self.settings.chain > 0 else None
         chained = {p: "{{" + chain.variable(0, i) + "}}" for i, p in enumerate(chain.params)} if chain else {}

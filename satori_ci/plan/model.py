@@ -36,10 +36,14 @@ class PlanSettings:
     config_name: str = ".satori.yml"
     """Where the hints tell the user to write a value or an opt-in."""
 
-    def values_for(self, method: str, path: str) -> dict[str, str]:
-        found = dict(self.values)
+    def values_for(self, operation: Operation) -> dict[str, str]:
+        """The values of an operation's parameters: `values` for its path and required parameters (an optional
+        query parameter of the same name is often a filter: it takes a value only from `operation_values`),
+        then the operation's own."""
+        wanted = {p.name for p in operation.parameters if p.location == "path" or p.required}
+        found = {name: value for name, value in self.values if name in wanted}
         for key, values in self.operation_values:
-            if key == f"{method} {path}":
+            if key == f"{operation.method} {operation.path}":
                 found.update(values)
         return found
 

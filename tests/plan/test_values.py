@@ -1,0 +1,29 @@
+"""Values from the config: which parameters they fill."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from satori_ci.plan import PlanSettings, plan_requests
+from satori_ci.postman.collection import build_collection
+from tests.plan.test_samples import OK, make_spec
+
+
+def test_a_value_by_name_fills_path_and_required_parameters_not_optional_filters(tmp_path: Path) -> None:
+    spec = make_spec(tmp_path, {
+        "/things": {"get": {"parameters": [{"name": "id", "in": "query", "schema": {"type": "string"}},
+                                           {"name": "tenant", "in": "query", "required": True,
+                                            "schema": {"type": "string"}}], "responses": OK}},
+        "/things/{id}": {"get": {"parameters": [{"name": "id", "in": "path", "required": True,
+                                                 "schema": {"type": "string"}}], "responses": OK}},
+    })
+    settings = PlanSettings(values=(("id", "t-1"), ("tenant", "acme")), chain=0)
+    urls = [i.url("http://s") for i in build_collection(spec, [], "http://s", (), plan_requests(spec, settings))
+            .items()]
+    # the optional `id` filter of the list is left alone (it would empty the list); the path `id` is filled
+    assert urls == ["http://s/things?tenant=acme", "http://s/things/t-1"]
+    per_operation = PlanSettings(values=(("tenant", "acme"),), chain=0,
+                                 operation_values=(("GET /things", (("id", "t-2"),)),))
+    urls = [i.url("http://s") for i in build_collection(spec, [], "http://s", (), plan_requests(spec, per_operation))
+            .items()]
+    assert urls[0] == "http://s/things?id=t-2&tenant=acme"
