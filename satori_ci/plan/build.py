@@ -8,6 +8,7 @@ still carry a placeholder is not sent. Only GET and HEAD are sent unless the con
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from satori_ci.plan.chaining import find_producer, path_param, segments
 from satori_ci.plan.model import (
@@ -62,6 +63,11 @@ class _Planner:
         values = self.settings.values_for(operation)
         path_params = [p for p in (path_param(s) for s in segments(operation.path)) if p]
         chain = self._chain(operation, values) if self.settings.chain > 0 else None
+        if chain is not None:
+            own = sample_requests(self.spec, operation, values)
+            if own and not own[0].placeholders:  # the spec's example: the first request's value until a list gives one
+                found = dict(own[0].path_params)
+                chain = replace(chain, seed=tuple(found.get(p, "") for p in chain.params))
         chained = {p: "{{" + chain.variable(0, i) + "}}" for i, p in enumerate(chain.params)} if chain else {}
         samples = sample_requests(self.spec, operation, values, chained)
         missing = samples[0].placeholders if samples else ()

@@ -89,6 +89,9 @@ class Chain:
     """`METHOD /path` of the producer."""
     params: tuple[str, ...]
     limit: int
+    seed: tuple[str, ...] = ()
+    """Encoded values of `params` from the spec's examples: slot 0 holds them until a producer fills it, so an
+    empty or failing list does not leave the consumer unsent."""
 
     def variable(self, slot: int, index: int) -> str:
         return f"{self.target}_{slot}_{index}"

@@ -216,6 +216,8 @@ class Collection:
     with the test scripts added, then the generated requests of the operations it does not call."""
     team_removed: tuple[str, ...] = ()
     """Ids of team requests left out of the run (non-safe methods not opted in)."""
+    chain_seeds: tuple[tuple[str, str], ...] = ()
+    """Chain variables set before the run: slot 0 of a consumer holds the spec's example until a list fills it."""
 
     def items(self) -> Iterator[RequestItem]:
         for folder in self.folders:
@@ -262,7 +264,8 @@ class Collection:
         return replace(self, name=name or self.name, folders=tuple(folders),
                        notes=tuple(n for c in everything for n in c.notes),
                        skipped=tuple(k for c in everything for k in c.skipped),
-                       oracle_counts=tuple(k for c in everything for k in c.oracle_counts))
+                       oracle_counts=tuple(k for c in everything for k in c.oracle_counts),
+                       chain_seeds=tuple(k for c in everything for k in c.chain_seeds))
 
     def to_dict(self) -> dict[str, Any]:
         if self.team is not None:
@@ -273,6 +276,7 @@ class Collection:
             {"key": CHECKER_VARIABLE, "value": CHECKER_JS, "type": "string",
              "description": "satori-ci's response checker; the test scripts evaluate it."},
         ]
+        variables.extend({"key": name, "value": value, "type": "string"} for name, value in self.chain_seeds)
         for name in self.header_variables:
             variables.append({"key": name, "value": "", "type": "secret",
                               "description": "A header value: set it in your environment; never stored here."})
@@ -296,7 +300,7 @@ class Collection:
         requests (operations it does not call) in a folder of their own at the end."""
         own = [i for i in self.items() if i.team is not None]
         generated = [Folder(f.name, f.description, tuple(i for i in f.items if i.team is None)) for f in self.folders]
-        variables = [(CHECKER_VARIABLE, CHECKER_JS)]
+        variables = [(CHECKER_VARIABLE, CHECKER_JS), *self.chain_seeds]
         defined = {k for k, _ in (*team.variables, *team.environment)}
         if any(f.items for f in generated) and BASE_URL_VARIABLE not in defined:
             variables.append((BASE_URL_VARIABLE, self.base_url))
@@ -534,7 +538,9 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
                    "SATORI_AUTH_* environment variables at run time.")
     return Collection(name=f"{spec.title or spec.source} (satori-ci)", description=description,
                       base_url=base.rstrip("/"), null_like=nulls, folders=tuple(folders), notes=tuple(notes),
-                      skipped=skipped, oracle_counts=counts, team=team, team_removed=removed)
+                      skipped=skipped, oracle_counts=counts, team=team, team_removed=removed,
+                      chain_seeds=tuple((p.chain.variable(0, i), value) for p in (plan.operations if plan else ())
+                                        if p.chain is not None for i, value in enumerate(p.chain.seed)))
 
 
 TeamCalls = dict[tuple[str, str], list[tuple[TeamRequest, tuple[tuple[str, str], ...]]]]

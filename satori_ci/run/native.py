@@ -134,7 +134,7 @@ def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sl
     collection, variables, notes = prepare(collection, config)
     base_url = base_url_of(config)
     tally = Tally("native", collection, config)
-    chain: dict[str, str] = {}
+    chain: dict[str, str] = dict(collection.chain_seeds)
     with requests.Session() as session:
         session.headers["User-Agent"] = "satori-ci"
         for iteration in range(config.iterations):

@@ -113,7 +113,10 @@ class DocumentSet:
             text = decode_text(data, name)
             return _Loaded(load_json(text, name, refs), text, None, refs, set())
         shared: set[int] = set()
-        value, key_lines = load_yaml(data, name, refs, shared)
+        try:
+            value, key_lines = load_yaml(data, name, refs, shared)
+        except ValueError as exc:  # an integer past Python's digit limit
+            raise SpecError(SpecErrorKind.SYNTAX, f"{name}: invalid YAML: {str(exc).split(';')[0]}") from None
         return _Loaded(value, None, key_lines, refs, shared)
 
     def _fetch(self, url: str) -> bytes:

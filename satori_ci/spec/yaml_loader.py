@@ -67,23 +67,15 @@ def plain_scalar(text: str) -> Any:
             # phone or account number to whoever wrote it. YAML 1.1 writers (PyYAML) leave such
             # strings unquoted, and JSON has no such numbers: keep the text.
             return text
-        return _int(text)
+        return int(text)
     if _FLOAT.match(text):
         value = float(text)
         return value if math.isfinite(value) else text  # `3463754e3540884` is an id, not infinity
     if _OCT.match(text):
-        return _int(text[2:], 8)
+        return int(text[2:], 8)
     if _HEX.match(text):
-        return _int(text[2:], 16)
+        return int(text[2:], 16)
     return _SPECIAL_FLOATS.get(text, text)
-
-
-def _int(text: str, base: int = 10) -> int | str:
-    """The integer, or the text itself past Python's digit limit (4300): a number that long is no bound."""
-    try:
-        return int(text, base)
-    except ValueError:
-        return text
 
 
 def _typed_scalar(tag: str, text: str) -> Any:
@@ -92,7 +84,7 @@ def _typed_scalar(tag: str, text: str) -> Any:
     if tag.endswith((":str", "!str")) or tag == QUOTED:
         return text
     if tag.endswith(":int"):
-        return _int(text) if _INT.match(text) else text
+        return int(text) if _INT.match(text) else text
     if tag.endswith(":float"):
         value = plain_scalar(text)
         return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else text

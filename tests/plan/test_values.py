@@ -27,3 +27,22 @@ def test_a_value_by_name_fills_path_and_required_parameters_not_optional_filters
     urls = [i.url("http://s") for i in build_collection(spec, [], "http://s", (), plan_requests(spec, per_operation))
             .items()]
     assert urls[0] == "http://s/things?id=t-2&tenant=acme"
+
+
+def test_a_chained_parameter_with_a_spec_example_starts_from_the_example(tmp_path: Path) -> None:
+    list_op = {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+        "type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}}}}}}}}
+    spec = make_spec(tmp_path, {
+        "/things": list_op,
+        "/things/{id}": {"get": {"parameters": [{"name": "id", "in": "path", "required": True, "example": "t 1",
+                                                 "schema": {"type": "string"}}], "responses": OK}},
+        "/others": list_op,
+        "/others/{id}": {"get": {"parameters": [{"name": "id", "in": "path", "required": True,
+                                                 "schema": {"type": "string"}}], "responses": OK}},
+    })
+    plan = plan_requests(spec, PlanSettings())
+    chains = {p.label: p.chain for p in plan.operations if p.chain is not None}
+    assert chains["GET /things/{id}"].seed == ("t%201",)  # sent with the example if the list gives no id
+    assert chains["GET /others/{id}"].seed == ()  # no example: only a listed id sends it
+    seeds = dict(build_collection(spec, [], "http://s", (), plan).chain_seeds)
+    assert seeds == {chains["GET /things/{id}"].variable(0, 0): "t%201"}
