@@ -11,7 +11,6 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY requirements.txt pyproject.toml README.md ./
 RUN pip install --no-cache-dir -r requirements.txt
 COPY satori_ci ./satori_ci
-COPY examples ./examples
 COPY entrypoint.py ./
 RUN pip install --no-cache-dir --no-deps .
 

@@ -8,7 +8,7 @@ Each target is run three ways with the native runner:
 - chaining: the default request plan (`PlanSettings()`): list responses give the detail operations their ids.
 - chaining + values: the plan with the target's config values (`tenant_id=acme`).
 
-Targets: the bundled bookshop example (examples/bookshop/openapi.v2.yaml on `satori_ci.demo.DemoBookshop`),
+Targets: the bundled bookshop example (satori_ci/examples/bookshop/openapi.v2.yaml on `satori_ci.demo.DemoBookshop`),
 the resources app of the tests (tests/servers/resources_app.py: ten resources, bearer auth, mutations; its data
 is checked after every run), and optionally a server of yours (`--spec` and `--url`; only GET/HEAD are sent,
 header values are never printed). Oracles are inferred in-process with the rules backend.

@@ -11,11 +11,11 @@ from typing import Any
 
 from satori_ci.demo_staging import BOOKS, Bookshop, Canned, Received, StagingServer
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "bookshop"
+EXAMPLES = Path(__file__).resolve().parent / "examples" / "bookshop"
 
 
 def example_specs() -> tuple[Path, Path]:
-    """The example spec before and after the pull request (a source checkout is needed)."""
+    """The example spec before and after the pull request (package data: installed with satori-ci)."""
     return EXAMPLES / "openapi.v1.yaml", EXAMPLES / "openapi.v2.yaml"
 
 

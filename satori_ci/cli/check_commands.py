@@ -107,7 +107,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
     v1, v2 = example_specs()
     if not v1.exists():
-        raise UsageError(f"the demo needs the example specs of a source checkout ({v1.parent})")
+        raise UsageError(f"the example specs are missing from this installation ({v1.parent}): reinstall satori-ci")
     here = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="satori-demo-") as tmp, StagingServer() as server:
         DemoBookshop(server)

@@ -10,7 +10,7 @@ import pytest
 
 from satori_ci.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "bookshop"
+EXAMPLES = Path(__file__).resolve().parents[2] / "satori_ci" / "examples" / "bookshop"
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from satori_ci.spec import Spec, load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().with_name("fixtures")
-BOOKSHOP_SPEC = ROOT / "examples" / "bookshop" / "openapi.v2.yaml"
+BOOKSHOP_SPEC = ROOT / "satori_ci" / "examples" / "bookshop" / "openapi.v2.yaml"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 T = TypeVar("T")
