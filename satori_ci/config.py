@@ -152,6 +152,9 @@ class SpecConfig:
         chosen = url or self.staging_url or (environ.get(self.staging_url_env) if self.staging_url_env else None)
         found = list(headers)
         notes = []
+        if chosen is None and self.staging_url_env and self.staging_url_env not in environ:
+            notes.append(f"{self.staging_url_env} is not set (staging.url_env in {self.source}): no staging URL, "
+                         "so the oracles are not run")
         for header, variable in self.headers:
             value = environ.get(variable)
             if value is None:

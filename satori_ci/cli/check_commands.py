@@ -97,6 +97,9 @@ def emit(report: CheckReport, as_json: bool, notes: list[str]) -> None:
         return
     colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     sys.stdout.write(render_terminal(report, colour))
+    for spec in report.specs:
+        if spec.error is not None:  # the one line the exit code stands for, where errors go
+            print(f"satori-ci: error: {spec.error}", file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.spec_commands import add_spec_options, load
+from satori_ci.config import load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS, make_backend
 from satori_ci.infer.incremental import UpdateResult, plan_inference, update_oracle_file
@@ -84,9 +85,10 @@ def write_atomically(path: Path, text: str, *, outside_ok: bool = False) -> None
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", choices=BACKENDS, default="rules",
-                        help="rules (default, offline, deterministic), llm (opt-in), declared (keywords only)")
-    parser.add_argument("--model", default=DEFAULT_MODEL, help=f"LLM model name (default {DEFAULT_MODEL})")
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="rules (default, offline, deterministic), llm (opt-in), declared (keywords only); "
+                             "default: the config's backend, else rules")
+    parser.add_argument("--model", help=f"LLM model name (default: the config's model, else {DEFAULT_MODEL})")
     parser.add_argument("--base-url", help="any OpenAI-compatible endpoint (OpenAI, Azure, Ollama, vLLM); "
                         "default: OPENAI_BASE_URL, else OpenAI")
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
@@ -144,8 +146,11 @@ def summary_lines(result: UpdateResult, path: Path, backend: str) -> list[str]:
 
 
 def run_infer(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    args.backend = args.backend or config.backend or "rules"
+    args.model = args.model or config.model or DEFAULT_MODEL
     spec = load(args.spec, args)
-    path = Path(args.oracles) if args.oracles else default_oracle_path(spec.file)
+    path = Path(args.oracles) if args.oracles else default_oracle_path(spec.file, config.oracles_dir or ".satori")
     outside_ok = bool(args.oracles) and path.is_absolute()
     ensure_inside_workspace(path, outside_ok=outside_ok)  # before reading it, and before any inference
     previous = read_oracle_file(path)
@@ -180,12 +185,17 @@ def register(sub: Any) -> None:
     infer.add_argument("--oracles", metavar="FILE",
                        help="the oracle file to update (default .satori/<spec path>.oracles.yaml)")
     infer.add_argument("--jsonl", action="store_true", help="print the enabled oracles as interchange lines")
+    infer.add_argument("--config", metavar="FILE",
+                       help="project config file for oracles_dir, backend and model (default .satori.yml when "
+                            "present; flags win)")
     add_backend_options(infer)
     add_spec_options(infer)
     infer.set_defaults(handler=run_infer)
 
-    diff = sub.add_parser("oracle-diff", help="added, removed and changed oracles between two oracle files")
-    diff.add_argument("old", metavar="OLD_FILE")
-    diff.add_argument("new", metavar="NEW_FILE")
+    diff = sub.add_parser("oracle-diff", help="added, removed and changed oracles between two oracle files",
+                          description="Per field: the oracles added, removed and changed (value, enabled, source) "
+                          "between two oracle files, e.g. the committed one and the one check wrote.")
+    diff.add_argument("old", metavar="OLD_FILE", help="the oracle file before (missing: every oracle is added)")
+    diff.add_argument("new", metavar="NEW_FILE", help="the oracle file after")
     diff.add_argument("--json", action="store_true", help="machine-readable output")
     diff.set_defaults(handler=run_oracle_diff)

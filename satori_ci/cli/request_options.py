@@ -127,11 +127,11 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
             notes.append(f"{variable} is not set: the {name} header is not sent")
         else:
             headers.append((name, value))
-    staging = settings.staging(environ)
+    target = args.staging_url if hasattr(args, "staging_url") else getattr(args, "base_url", None)  # check | run
+    staging = settings.staging(environ, target)
     flagged = {name.lower() for name, _ in headers}
-    notes.extend(n for n, (header, _) in zip(staging.notes, [h for h in settings.headers
-                                                              if environ.get(h[1]) is None], strict=True)
-                 if header.lower() not in flagged)
+    supplied = tuple(f"the {h} header is not sent" for h, _ in settings.headers if h.lower() in flagged)
+    notes.extend(n for n in staging.notes if not n.endswith(supplied or ("\0",)))
     headers.extend(h for h in staging.headers if h[0].lower() not in flagged)
     references.extend(h for h in settings.headers if h[0].lower() not in flagged)
     if args.chain is not None and not 0 <= args.chain <= 1000:

@@ -176,7 +176,10 @@ def render_terminal(report: CheckReport, colour: bool) -> str:
     parts = [render_spec(s, report.fail_on, colour) for s in report.specs]
     code = report.exit_code
     errors = f", {report.server_errors} server error(s)" if report.server_errors else ""
-    total = (f"{len(report.specs)} spec(s) checked, {report.violations} violation(s){errors}, "
+    failed = sum(1 for s in report.specs if s.error is not None)
+    checked = (f"{len(report.specs) - failed} of {len(report.specs)} spec(s) checked" if failed
+               else f"{len(report.specs)} spec(s) checked")
+    total = (f"{checked}, {report.violations} violation(s){errors}, "
              f"exit code {int(code)} ({code.name.lower()})")
     hue = "green" if code == 0 else "red" if code == 1 else "yellow"
     return "\n".join([*parts, _paint(colour, total, hue, "bold")]) + "\n"

@@ -1,0 +1,50 @@
+"""What a new user meets in the first hour: messages that name the cause, config read by every command."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from satori_ci.cli import main
+from satori_ci.demo import example_specs
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    shutil.copy(example_specs()[1], tmp_path / "api.yaml")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_an_unset_url_env_is_named(repo: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MY_STAGING_URL", raising=False)
+    (repo / ".satori.yml").write_text("specs:\n  - path: api.yaml\n    staging:\n      url_env: MY_STAGING_URL\n")
+    assert main(["check", "--head", "api.yaml", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "MY_STAGING_URL is not set (staging.url_env in .satori.yml): no staging URL" in err
+
+
+def test_infer_reads_the_config_file(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / ".satori.yml").write_text("oracles_dir: review/oracles\nbackend: declared\n")
+    assert main(["infer", "api.yaml", "--quiet"]) == 0
+    written = (repo / "review" / "oracles" / "api.oracles.yaml").read_text(encoding="utf-8")
+    assert "source: \"declared\"" in written or '"declared"' in written
+    assert "rules" not in written.split("operations:", 1)[1]  # the config's backend, not the default
+    other = repo / "other.yml"
+    other.write_text("oracles_dir: elsewhere\n")
+    assert main(["infer", "api.yaml", "--quiet", "--config", str(other)]) == 0
+    assert (repo / "elsewhere" / "api.oracles.yaml").exists()
+
+
+def test_check_input_errors_are_one_line_on_stderr_and_totals_agree(repo: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "broken.yaml").write_text("openapi: 3.0.0\npaths: [\n")
+    assert main(["check", "--head", "broken.yaml", "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("satori-ci: error: broken.yaml:") and len(err.strip().splitlines()) == 1
+    assert "0 of 1 spec(s) checked" in out
