@@ -30,7 +30,7 @@ from satori_ci.report.model import FieldLocation, InferenceSummary, SpecCheck, i
 from satori_ci.run.errors import RunError
 from satori_ci.run.model import RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
-from satori_ci.spec import Spec, SpecError, diff_fields, load_spec
+from satori_ci.spec import Spec, SpecError, SpecErrorKind, diff_fields, load_spec
 from satori_ci.spec.diff import FieldDiff
 
 
@@ -143,6 +143,17 @@ def _locations(spec: Spec, field_diff: FieldDiff | None, oracle_diff: OracleDiff
     return out
 
 
+def _new_in_this_change(exc: SpecError, target: SpecTarget) -> bool:
+    """A base that is missing only because the change adds the spec: the head's own path, at a revision that
+    exists. A bad revision or another path (a typo) is an input error."""
+    if exc.kind is not SpecErrorKind.NOT_FOUND or not exc.message.endswith("no such file at that revision"):
+        return False
+    rev_path = (target.base or "").partition(":")[2]
+    while rev_path.startswith("./"):
+        rev_path = rev_path[2:]
+    return rev_path == target.settings.path
+
+
 def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
     """Check one spec; a spec that cannot be read gives a `SpecCheck` with `error` set."""
     try:
@@ -153,11 +164,19 @@ def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
                                      inference=None, oracles_enabled=0, run=None, error=str(exc),
                                      error_code=ExitCode.INPUT_ERROR), None)
     base: Spec | None = None
+    notices: tuple[str, ...] = ()
     if target.base is not None:
         try:
             base = load_spec(target.base, follow_remote_refs=options.follow_remote_refs)
-        except SpecError:
-            base = None  # a base that does not read (or does not exist yet): every field is new
+        except SpecError as exc:
+            if not _new_in_this_change(exc, target):
+                return SpecOutcome(SpecCheck(
+                    spec=target.settings.path, head_source=head.source, base_source=target.base,
+                    oracle_file=str(target.oracle_file), field_diff=None, oracle_diff=None, inference=None,
+                    oracles_enabled=0, run=None, error=f"the base spec cannot be read: {exc}",
+                    error_code=ExitCode.INPUT_ERROR), None)
+            notices = (f"The spec is new in this change (not in {target.base.partition(':')[0]}): every field "
+                       "is new.",)
     field_diff = diff_fields(base.fields, head.fields) if base is not None else None
     previous = read_previous(target.oracle_file)
     backend = make_backend(options.backend, options.llm, options.progress, context=head.fields)
@@ -175,6 +194,6 @@ def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
         inference=InferenceSummary(options.backend, update.reused, update.moved, update.inferred, update.pending,
                                    update.stats),
         oracles_enabled=len(checked), run=run, run_skipped=skipped, new_oracles=new_oracles,
-        locations=_locations(head, field_diff, oracle_diff, run),
+        locations=_locations(head, field_diff, oracle_diff, run), notices=notices,
     )
     return SpecOutcome(check, update.file)

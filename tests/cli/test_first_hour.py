@@ -48,3 +48,28 @@ def test_check_input_errors_are_one_line_on_stderr_and_totals_agree(repo: Path,
     out, err = capsys.readouterr()
     assert err.startswith("satori-ci: error: broken.yaml:") and len(err.strip().splitlines()) == 1
     assert "0 of 1 spec(s) checked" in out
+
+
+def _commit(repo: Path) -> None:
+    for args in (["config", "user.email", "t@example.invalid"], ["config", "user.name", "t"], ["add", "."],
+                 ["commit", "-q", "-m", "x"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+
+
+@pytest.mark.parametrize("base", ["HEAD~9:api.yaml", "HEAD:apii.yaml", "nope:api.yaml"])
+def test_a_base_that_cannot_be_read_is_an_input_error(repo: Path, capsys: pytest.CaptureFixture[str],
+                                                      base: str) -> None:
+    _commit(repo)
+    assert main(["check", "--base", base, "--head", "api.yaml", "--quiet", "--no-write"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("satori-ci: error: the base spec cannot be read: ") and len(err.strip().splitlines()) == 1
+
+
+def test_a_spec_new_in_the_change_says_so(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "README").write_text("x")
+    shutil.move(repo / "api.yaml", repo / "later.yaml")
+    _commit(repo)
+    shutil.move(repo / "later.yaml", repo / "api.yaml")
+    assert main(["check", "--base", "HEAD:api.yaml", "--head", "api.yaml", "--quiet", "--no-write"]) == 0
+    out = capsys.readouterr().out
+    assert "The spec is new in this change (not in HEAD): every field is new." in out
