@@ -14,6 +14,7 @@ from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
 from satori_ci.config import SpecConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.oracles.file import load_oracle_file
+from satori_ci.oracles.freshness import staleness
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan import plan_requests
 from satori_ci.postman.collection import Collection, build_collection
@@ -34,9 +35,16 @@ def _read_text(path: str, what: str) -> str:
                          ) from None
 
 
-def read_oracles(path: str) -> list[Oracle]:
-    """The enabled oracles of the oracle file at `path` (OracleFileError when it is not one)."""
-    return load_oracle_file(_read_text(path, "oracle file"), path).enabled_oracles()
+def read_oracles(path: str, spec: Spec | None = None) -> list[Oracle]:
+    """The enabled oracles of the oracle file at `path` (OracleFileError when it is not one); with the spec, a
+    warning when the file is older than it (its oracles may not allow what the spec now allows)."""
+    file = load_oracle_file(_read_text(path, "oracle file"), path)
+    found = staleness(file, spec.fields) if spec is not None else None
+    if found is not None and found.stale:
+        print(f"satori-ci: warning: {path} is older than {spec.source if spec else 'the spec'}: {found.changed} "
+              f"field(s) changed, {found.added} added, {found.removed} removed since it was written; update it "
+              f"with `satori-ci infer {spec.source if spec else 'SPEC'} --oracles {path}`", file=sys.stderr)
+    return file.enabled_oracles()
 
 
 def _write(path: str, text: str) -> None:
@@ -76,7 +84,7 @@ def _planned_collection(args: argparse.Namespace, spec: Spec, oracles: list[Orac
 
 def run_collection(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
-    oracles = read_oracles(args.oracles)
+    oracles = read_oracles(args.oracles, spec)
     collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
     collection = collection.with_headers([(name, "{{" + variable + "}}") for name, variable
                                           in inputs.header_references],
@@ -115,7 +123,7 @@ def _finish(result: RunResult, args: argparse.Namespace, extra: dict[str, Any]) 
 
 def run_run(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
-    oracles = read_oracles(args.oracles)
+    oracles = read_oracles(args.oracles, spec)
     check_base_url(args.base_url, "--base-url")
     collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
     _notes(inputs.notes)
@@ -134,7 +142,7 @@ def run_run(args: argparse.Namespace) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
-    oracles = read_oracles(args.oracles)
+    oracles = read_oracles(args.oracles, spec)
     choice = None
     if args.operation:
         method, path, status = parse_operation(args.operation)

@@ -73,3 +73,15 @@ def test_a_spec_new_in_the_change_says_so(repo: Path, capsys: pytest.CaptureFixt
     assert main(["check", "--base", "HEAD:api.yaml", "--head", "api.yaml", "--quiet", "--no-write"]) == 0
     out = capsys.readouterr().out
     assert "The spec is new in this change (not in HEAD): every field is new." in out
+
+
+def test_run_warns_when_the_oracle_file_is_older_than_the_spec(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["infer", "api.yaml", "--oracles", "o.yaml", "--quiet"]) == 0
+    spec = repo / "api.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8").replace("ebook, audiobook]", "ebook, audiobook, zine]", 1))
+    (repo / "r.jsonl").write_text("")
+    capsys.readouterr()
+    main(["verify", "api.yaml", "--oracles", "o.yaml", "--responses", "r.jsonl"])
+    err = capsys.readouterr().err
+    assert "satori-ci: warning: o.yaml is older than api.yaml: 2 field(s) changed" in err, err
+    assert "satori-ci infer api.yaml --oracles o.yaml" in err
