@@ -31,6 +31,7 @@ from satori_ci.run.errors import RunError
 from satori_ci.run.model import RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
 from satori_ci.spec import Spec, SpecError, SpecErrorKind, diff_fields, load_spec
+from satori_ci.spec.source import DEFAULT_MAX_BYTES as SPEC_MAX_BYTES
 from satori_ci.spec.diff import FieldDiff
 
 
@@ -64,6 +65,8 @@ class CheckOptions:
     max_response_bytes: int = DEFAULT_MAX_BYTES
     retries: int = 2
     follow_remote_refs: bool = False
+    max_bytes: int = SPEC_MAX_BYTES
+    """Refuse spec documents larger than this."""
     environ: Mapping[str, str] = field(default_factory=dict)
     progress: ProgressCallback | None = None
     on_inferred: Callable[[Inferred], None] | None = None
@@ -157,7 +160,8 @@ def _new_in_this_change(exc: SpecError, target: SpecTarget) -> bool:
 def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
     """Check one spec; a spec that cannot be read gives a `SpecCheck` with `error` set."""
     try:
-        head = load_spec(target.head, follow_remote_refs=options.follow_remote_refs)
+        head = load_spec(target.head, follow_remote_refs=options.follow_remote_refs,
+                         max_bytes=options.max_bytes)
     except SpecError as exc:
         return SpecOutcome(SpecCheck(spec=target.settings.path, head_source=target.head, base_source=target.base,
                                      oracle_file=str(target.oracle_file), field_diff=None, oracle_diff=None,
@@ -167,7 +171,8 @@ def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
     notices: tuple[str, ...] = ()
     if target.base is not None:
         try:
-            base = load_spec(target.base, follow_remote_refs=options.follow_remote_refs)
+            base = load_spec(target.base, follow_remote_refs=options.follow_remote_refs,
+                         max_bytes=options.max_bytes)
         except SpecError as exc:
             if not _new_in_this_change(exc, target):
                 return SpecOutcome(SpecCheck(

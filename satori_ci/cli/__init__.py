@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from typing import NoReturn
 
 from satori_ci import __version__
 from satori_ci.cli import check_commands, infer_commands, run_commands, spec_commands
@@ -27,13 +28,20 @@ Handler = Callable[[argparse.Namespace], int]
 COMMAND_MODULES = (spec_commands, infer_commands, run_commands, check_commands)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Usage mistakes are one line on stderr (and exit 2), not argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(ExitCode.INPUT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="satori-ci",
         description="Test oracles for REST APIs, inferred from the OpenAPI spec and checked on every PR.",
     )
     parser.add_argument("--version", action="version", version=f"satori-ci {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=OneLineParser)
     for module in COMMAND_MODULES:
         module.register(sub)
     return parser

@@ -17,6 +17,7 @@ from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ens
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
 from satori_ci.cli.run_commands import add_max_response_bytes
+from satori_ci.cli.spec_commands import add_spec_options
 from satori_ci.config import ProjectConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS
@@ -53,7 +54,7 @@ def options_from(args: argparse.Namespace, config: ProjectConfig, environ: dict[
         raise UsageError("--max-response-bytes must be positive")
     return CheckOptions(backend=backend, llm=llm, runner=args.runner, timeout_s=args.timeout,
                         max_response_bytes=args.max_response_bytes, environ=environ,
-                        follow_remote_refs=args.follow_remote_refs)
+                        follow_remote_refs=args.follow_remote_refs, max_bytes=args.max_bytes)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -158,7 +159,8 @@ def register(sub: Any) -> None:
     check.add_argument("--backend", choices=BACKENDS, help="rules (default), llm, declared")
     check.add_argument("--model", help=f"LLM model (default {DEFAULT_MODEL})")
     check.add_argument("--base-url", help="OpenAI-compatible endpoint for --backend llm")
-    check.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME")
+    check.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
+                       help="environment variable holding the LLM key (default OPENAI_API_KEY)")
     check.add_argument("--oracles", metavar="FILE", help="the oracle file (default .satori/<spec path>.oracles.yaml)")
     check.add_argument("--runner", choices=("auto", "newman", "native"), default="auto",
                        help="auto (Newman when installed, else native), newman, native")
@@ -170,13 +172,14 @@ def register(sub: Any) -> None:
     check.add_argument("--json", action="store_true", help="machine-readable report")
     check.add_argument("--no-write", action="store_true", help="do not update the oracle file")
     check.add_argument("--quiet", action="store_true", help="no progress bar")
-    check.add_argument("--follow-remote-refs", action="store_true")
+    add_spec_options(check)
     add_request_options(check)
     check.set_defaults(handler=run_check)
 
     demo = sub.add_parser("demo", help="run check on the bundled example against a local staging API",
                           description="Starts the example staging API on a free local port, checks the example "
                           "change v1 -> v2, prints the report and stops. No key, no network, no Node needed.")
-    demo.add_argument("--runner", choices=("auto", "newman", "native"), default="auto")
-    demo.add_argument("--json", action="store_true")
+    demo.add_argument("--runner", choices=("auto", "newman", "native"), default="auto",
+                      help="auto (Newman when installed, else native), newman, native")
+    demo.add_argument("--json", action="store_true", help="machine-readable report")
     demo.set_defaults(handler=run_demo)
