@@ -31,8 +31,8 @@ from satori_ci.run.errors import RunError
 from satori_ci.run.model import RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
 from satori_ci.spec import Spec, SpecError, SpecErrorKind, diff_fields, load_spec
-from satori_ci.spec.source import DEFAULT_MAX_BYTES as SPEC_MAX_BYTES
 from satori_ci.spec.diff import FieldDiff
+from satori_ci.spec.source import DEFAULT_MAX_BYTES as SPEC_MAX_BYTES
 
 
 @dataclass(frozen=True)
