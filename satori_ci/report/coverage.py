@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from satori_ci.plan.model import Skip, SkipKind
-from satori_ci.run.model import RunResult
+from satori_ci.run.model import ResponseProblem, RunResult
 
 KIND_TITLES = {
     SkipKind.UNSAFE_METHOD: "not a safe method (only GET and HEAD are sent unless opted in)",
@@ -58,3 +58,11 @@ def coverage_of(run: RunResult) -> Coverage | None:
                     left_out=sum(c.enabled for c in run.coverage if c.label in aside),
                     not_sent=tuple((k, tuple(groups[k])) for k in SkipKind if k in groups),
                     unexercised=unexercised)
+
+
+def grouped_unchecked(run: RunResult) -> list[tuple[ResponseProblem, int]]:
+    """Responses not checked, one entry per cause (kind, status, detail), with how many share it, in order."""
+    groups: dict[tuple[str, int | None, str], list[ResponseProblem]] = {}
+    for problem in run.unchecked:
+        groups.setdefault((problem.kind.value, problem.status, problem.detail), []).append(problem)
+    return [(found[0], len(found)) for found in groups.values()]

@@ -7,12 +7,12 @@ from functools import partial
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc
-from satori_ci.report.coverage import KIND_TITLES, coverage_of
+from satori_ci.report.coverage import KIND_TITLES, coverage_of, grouped_unchecked
 from satori_ci.report.json_report import Outcome, group_violations, verdict
 from satori_ci.report.markdown import verdict_words
 from satori_ci.report.model import CheckReport, FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
-from satori_ci.run.model import RunResult
+from satori_ci.run.model import RunResult, Violation
 from satori_ci.spec.model import OperationKey
 
 ITEMS = 200
@@ -65,11 +65,18 @@ def _violations(spec: SpecCheck, fail_on: FailOn, paint: partial[str]) -> list[s
                 new = " " + paint("[new]", "cyan") if fail_on is FailOn.NEW_VIOLATIONS and spec.is_new(found[0]) else ""
                 out.append(f"    {paint(_t(field, 200) if field else '(body)', 'bold')}  "
                            f"{_t(describe(oracle), 160)}{new}")
-                out += [f"      {paint(_t(v.value, 200), 'red')}  at {_t(v.pointer, 200) or '(body)'}"
+                out += [f"      {paint(_t(v.value, 80), 'red')}  at {_t(v.pointer, 200) or '(body)'}{_why(v)}"
                         for v in found[:ROWS]]
                 if len(found) > ROWS:
                     out.append(f"      … and {len(found) - ROWS} more")
     return out
+
+
+def _why(v: Violation) -> str:
+    """What is wrong when the value alone does not say it (an array's size): `  (has 30 elements, more than 24)`."""
+    if v.oracle.kind.value.startswith("array_") and " has " in v.message:
+        return f"  ({_t('has ' + v.message.rsplit(' has ', 1)[1], 120)})"
+    return ""
 
 
 def _problems(run: RunResult | None, paint: partial[str]) -> list[str]:
@@ -80,7 +87,9 @@ def _problems(run: RunResult | None, paint: partial[str]) -> list[str]:
     lines += [f"  {p.kind.value} {_t(p.request.method, 10)} {_t(p.request.url, 200)}: {_t(p.detail)}"
               + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
     lines += [f"  not checked, {u.kind.value}{f' ({u.status})' if u.status is not None else ''} "
-              f"{_t(u.request.method, 10)} {_t(u.request.url, 200)}: {_t(u.detail)}" for u in run.unchecked]
+              + (f"{count} responses, e.g. " if count > 1 else "")
+              + f"{_t(u.request.method, 10)} {_t(u.request.url, 200)}: {_t(u.detail)}"
+              for u, count in grouped_unchecked(run)]
     lines += [f"  note: {_t(n)}" for n in run.notes]
     return [paint("Requests and responses", "bold"), *_more(lines, "  ")] if lines else []
 

@@ -12,6 +12,7 @@ import socket
 import time
 from collections.abc import Callable
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import requests
 import urllib3
@@ -36,13 +37,33 @@ from satori_ci.run.outcome import (
 Sleep = Callable[[float], None]
 
 
+_CAUSES = (
+    ("CERTIFICATE_VERIFY_FAILED", "certificate verify failed"), ("WRONG_VERSION_NUMBER", "not a TLS server"),
+    ("Connection refused", "connection refused"), ("Name or service not known", "unknown host"),
+    ("nodename nor servname", "unknown host"), ("Temporary failure in name resolution", "unknown host"),
+    ("Connection reset", "connection reset by the server"), ("RemoteDisconnected", "the server closed the connection"),
+    ("Network is unreachable", "network unreachable"), ("No route to host", "no route to host"),
+    ("timed out", "no answer in time"),
+)
+
+
+def _cause(exc: requests.RequestException) -> str:
+    """urllib3's nested text (`HTTPConnectionPool(...): Max retries exceeded ...`) as the few words that matter,
+    with the host it was about."""
+    text = str(exc)
+    said = next((words for needle, words in _CAUSES if needle in text), text.splitlines()[0][:160] if text else "")
+    request = getattr(exc, "request", None)
+    host = urlsplit(request.url).netloc if request is not None and request.url else ""
+    return f"{said} ({host})" if host else said
+
+
 def classify_exception(exc: requests.RequestException) -> tuple[ProblemKind, str]:
-    """The infrastructure problem behind a `requests` exception."""
+    """The infrastructure problem behind a `requests` exception, in a few words."""
     if isinstance(exc, requests.exceptions.SSLError):
-        return ProblemKind.TLS, f"TLS error: {exc}"
+        return ProblemKind.TLS, f"TLS error: {_cause(exc)}"
     if isinstance(exc, requests.exceptions.Timeout):
-        return ProblemKind.TIMEOUT, f"timed out: {exc}"
-    return ProblemKind.CONNECTION, f"connection failed: {exc}"
+        return ProblemKind.TIMEOUT, f"timed out: {_cause(exc)}"
+    return ProblemKind.CONNECTION, f"connection failed: {_cause(exc)}"
 
 
 READ_SIZE = 1 << 16

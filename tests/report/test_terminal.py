@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from satori_ci.oracles.kinds import OracleKind
 from satori_ci.report.model import FailOn
 from satori_ci.report.terminal import render_terminal
+from satori_ci.run.model import Violation
 from tests.report import factory as f
 
 
@@ -51,3 +53,20 @@ def test_new_violations_are_marked_and_long_groups_cut() -> None:
     text = render_terminal(f.report(spec, fail_on=FailOn.NEW_VIOLATIONS), colour=False)
     assert "      … and 5 more" in text
     assert "(fail-on new-violations: none on an oracle this pull request added or changed)" in text
+
+
+def test_an_array_size_violation_says_the_size_and_clips_the_dump() -> None:
+    sized = f.oracle(OracleKind.ARRAY_MAX_SIZE, 24, field="businesses")
+    dump = "[" + ", ".join(['{"id": "abcdefgh"}'] * 30) + "]"
+    v = Violation(sized.operation, sized.field, sized, "/businesses", dump,
+                  f"businesses = {dump} has 30 elements, more than 24", f.request())
+    text = render_terminal(f.report(f.spec_check((v,))), colour=False)
+    row = next(line for line in text.splitlines() if "at /businesses" in line)
+    assert row.endswith("(has 30 elements, more than 24)") and len(row) < 220
+
+
+def test_responses_not_checked_are_grouped_by_cause() -> None:
+    problems = tuple(f.unchecked("HTTP 404, expected 200") for _ in range(200))
+    text = render_terminal(f.report(f.spec_check(run_result=f.run(unchecked=problems))), colour=False)
+    grouped = [line for line in text.splitlines() if "not checked" in line]
+    assert len(grouped) == 1 and "200 responses, e.g. GET" in grouped[0]
