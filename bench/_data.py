@@ -1,12 +1,30 @@
-"""Reading the shared labelled data (../shared/data/*): labels and their matching."""
+"""Reading the labelled data (the AGORA data set folder, ../shared/data by default): labels and their matching."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+"""Where the labelled-data benches look for the data set unless given `--data DIR`."""
+
+
+def add_data_option(parser: argparse.ArgumentParser) -> None:
+    """The benches' `--data DIR` option (default `DEFAULT_DATA`)."""
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, metavar="DIR",
+                        help=f"the labelled data set folder, one folder per operation (default {DEFAULT_DATA})")
+
+
+def require_data(data: Path) -> Path:
+    """`data` when it is a folder; else one line on stderr naming it and `--data DIR`, and exit 2."""
+    if not data.is_dir():
+        print(f"no data folder {data}: this bench needs the labelled AGORA data set; "
+              "pass its folder with --data DIR", file=sys.stderr)
+        raise SystemExit(2)
+    return data
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -1,10 +1,10 @@
-"""Check inferred oracles against the real recorded responses in ../shared/data.
+"""Check inferred oracles against the real recorded responses of the labelled data set (--data DIR).
 
 Every oracle that a real response violates is listed, with how often and one example, and judged:
 a *real API bug* when the labelled ground truth holds the same oracle (the labellers found the API
 breaking its own documentation), else a *false alarm* of the backend.
 
-    python3 bench/false_alarms.py [--backend rules|declared] [--data DIR]
+    python3 bench/false_alarms.py [--backend rules|declared] [--data DIR]   (default ../shared/data)
 """
 
 from __future__ import annotations
@@ -15,15 +15,16 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _data
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _data import add_data_option, require_data
 
 from satori_ci.infer.factory import make_backend
 from satori_ci.oracles.check import check_body
 from satori_ci.oracles.model import Oracle
 from satori_ci.report.oracle_text import describe
 from satori_ci.spec import load_spec
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def _value_key(value: object) -> object:
@@ -74,10 +75,14 @@ def run_folder(folder: Path, backend_name: str) -> tuple[int, int, list[str]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="rules", choices=("rules", "declared"))
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    add_data_option(parser)
     args = parser.parse_args()
+    folders = sorted(p for p in require_data(args.data).iterdir() if (p / "responses.jsonl").exists())
+    if not folders:
+        print(f"no data folders with responses.jsonl under {args.data}", file=sys.stderr)
+        return 2
     total_false = total_bugs = 0
-    for folder in sorted(p for p in args.data.iterdir() if (p / "responses.jsonl").exists()):
+    for folder in folders:
         count, responses, lines = run_folder(folder, args.backend)
         false = sum("FALSE ALARM" in line for line in lines)
         total_false += false

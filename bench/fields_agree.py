@@ -6,7 +6,7 @@ path, and the operation_id of the `fields.jsonl` lines), and compare line for li
 (`fingerprint`, `source`, `notes`); the keys compared are field, type, operation_id, method, path,
 status and the facts.
 
-    python3 bench/fields_agree.py [--data ../shared/data]
+    python3 bench/fields_agree.py [--data DIR]   (default ../shared/data)
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _data
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's satori_ci
+
+from _data import add_data_option, require_data
 
 from satori_ci.report.spec_text import field_record
 from satori_ci.spec import SpecError, load_spec
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 BOOKKEEPING = ("fingerprint", "source", "notes")
 
 
@@ -84,9 +86,10 @@ def compare(folder: Path) -> tuple[int, int, list[str]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DATA, help=f"the labelled data (default {DATA})")
+    add_data_option(parser)
     args = parser.parse_args()
-    folders = sorted(p for p in args.data.iterdir() if (p / "fields.jsonl").is_file() and (p / "spec.json").is_file())
+    folders = sorted(p for p in require_data(args.data).iterdir()
+                     if (p / "fields.jsonl").is_file() and (p / "spec.json").is_file())
     if not folders:
         print(f"no data folders under {args.data}", file=sys.stderr)
         return 2

@@ -29,7 +29,7 @@ from satori_ci.postman.team import TeamCollection
 from satori_ci.report.model import FieldLocation, InferenceSummary, SpecCheck, identity
 from satori_ci.run.errors import RunError
 from satori_ci.run.model import RunResult
-from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
+from satori_ci.run.outcome import DEFAULT_MAX_BYTES, Progress, RunConfig
 from satori_ci.spec import Spec, SpecError, SpecErrorKind, diff_fields, load_spec
 from satori_ci.spec.diff import FieldDiff
 from satori_ci.spec.source import DEFAULT_MAX_BYTES as SPEC_MAX_BYTES
@@ -71,6 +71,8 @@ class CheckOptions:
     progress: ProgressCallback | None = None
     on_inferred: Callable[[Inferred], None] | None = None
     on_stage: Callable[[str], None] | None = None
+    on_request: Progress | None = None
+    """Told (done, total, operation) as requests finish: a progress bar."""
     """Told what long step starts next (`running 12 requests against ...`), for a status line."""
 
 
@@ -109,7 +111,7 @@ def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: Che
     config = RunConfig(base_url=target.staging_url, timeout_s=options.timeout_s, retries=options.retries,
                        max_bytes=options.max_response_bytes,
                        environ=dict(options.environ), headers=target.headers, min_exercised=target.min_exercised,
-                       fail_on_server_errors=target.fail_on_server_errors)
+                       fail_on_server_errors=target.fail_on_server_errors, progress=options.on_request)
     from satori_ci.run.native import run_native
     from satori_ci.run.newman import find_newman, run_newman
 

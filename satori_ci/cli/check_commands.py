@@ -73,9 +73,8 @@ def run_check(args: argparse.Namespace) -> int:
         check_base_url(url, "the staging URL")
     options = options_from(args, config, environ)
     bar = ProgressBar("inferring", enabled=not args.quiet)
-    show = not args.quiet and sys.stderr.isatty()
-    options = replace(options, progress=bar.update,
-                      on_stage=(lambda text: print(f"satori-ci: {text}…", file=sys.stderr)) if show else None)
+    requests_bar = ProgressBar("requests", enabled=not args.quiet)
+    options = replace(options, progress=bar.update, on_request=requests_bar.update)
     target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
                         staging_url=url, headers=inputs.headers, plan=inputs.plan,
                         min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors,
@@ -84,6 +83,7 @@ def run_check(args: argparse.Namespace) -> int:
         outcome = check_spec(target, options)
     finally:
         bar.close()
+        requests_bar.close()
     if outcome.updated is not None and not args.no_write:
         write_atomically(oracle_file, dump_oracle_file(outcome.updated), outside_ok=outside_ok)
     fail_on = FailOn(args.fail_on) if args.fail_on else (config.fail_on or FailOn.VIOLATIONS)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from satori_ci.cli.errors import UsageError
+from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import RequestInputs, add_request_options, check_base_url, request_inputs
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
 from satori_ci.config import SpecConfig, load_config
@@ -127,15 +129,19 @@ def run_run(args: argparse.Namespace) -> int:
     check_base_url(args.base_url, "--base-url")
     collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
     _notes(inputs.notes)
-    config = _config(args, inputs)
-    if args.runner == "newman":
-        from satori_ci.run.newman import run_newman
+    bar = ProgressBar("requests", enabled=not args.quiet)
+    config = replace(_config(args, inputs), progress=bar.update)
+    try:
+        if args.runner == "newman":
+            from satori_ci.run.newman import run_newman
 
-        result = run_newman(collection, config)
-    else:
-        from satori_ci.run.native import run_native
+            result = run_newman(collection, config)
+        else:
+            from satori_ci.run.native import run_native
 
-        result = run_native(collection, config)
+            result = run_native(collection, config)
+    finally:
+        bar.close()
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "base_url": args.base_url})
     return result.exit_code
 
@@ -212,6 +218,8 @@ def register(sub: Any) -> None:
                      help="wait before retry n: n times this (default 1)")
     run.add_argument("--iterations", type=int, default=1, metavar="N", help="run every request N times")
     run.add_argument("--insecure", action="store_true", help="accept any TLS certificate")
+    run.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
+                                                           "terminal)")
     add_request_options(run)
     _run_options(run)
     run.set_defaults(handler=run_run)

@@ -156,10 +156,15 @@ def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sl
     base_url = base_url_of(config)
     tally = Tally("native", collection, config)
     chain: dict[str, str] = dict(collection.chain_seeds)
+    total = sum(1 for _ in collection.items()) * config.iterations
+    done = 0
     with requests.Session() as session:
         session.headers["User-Agent"] = "satori-ci"
         for iteration in range(config.iterations):
             for item in collection.items():
+                if config.progress is not None:
+                    config.progress(done, total, item.label)
+                done += 1
                 if any(name not in chain for name in item.requires):
                     tally.add(item, request_ref(item, iteration, base_url), Exchange(skipped=item.skip_reason))
                     continue

@@ -30,7 +30,16 @@ from typing import Any
 from satori_ci.postman.collection import BASE_URL_VARIABLE, Collection, RequestItem
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import ProblemKind, RunResult
-from satori_ci.run.outcome import Exchange, FindingLine, RunConfig, Tally, base_url_of, prepare, request_ref
+from satori_ci.run.outcome import (
+    Exchange,
+    FindingLine,
+    Progress,
+    RunConfig,
+    Tally,
+    base_url_of,
+    prepare,
+    request_ref,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REPORTER_DIR = Path(__file__).resolve().with_name("node")
@@ -272,8 +281,11 @@ def _run_once(newman: str, collection: Collection, config: RunConfig, variables:
     if config.insecure:
         command.append("--insecure")
     env = {**os.environ, "NODE_PATH": _node_path()}
+    errors = workdir / f"{name}.stderr.txt"
     try:
-        done = subprocess.run(command, env=env, capture_output=True, check=False, cwd=workdir, timeout=budget)
+        with errors.open("wb") as stderr_file:
+            process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr_file, cwd=workdir)
+            returncode = _wait(process, export, budget, collection, iterations, config.progress)
     except subprocess.TimeoutExpired:
         raise RunError(RunErrorKind.NEWMAN_FAILED,
                        f"newman did not finish within {budget:g} s (every request at its {config.timeout_s:g} s "
@@ -284,10 +296,10 @@ def _run_once(newman: str, collection: Collection, config: RunConfig, variables:
                        f"`{SETUP_COMMAND}` in the satori-ci checkout, or use --runner native") from None
     finally:
         environment_file.unlink(missing_ok=True)
-    stderr = done.stderr.decode("utf-8", "replace").strip()
+    stderr = errors.read_text(encoding="utf-8", errors="replace").strip()
     if not export.is_file():
         raise RunError(RunErrorKind.NEWMAN_FAILED,
-                       f"newman wrote no results (exit {done.returncode}): {_tail(stderr) or 'no message'}")
+                       f"newman wrote no results (exit {returncode}): {_tail(stderr) or 'no message'}")
     with export.open(encoding="utf-8") as handle:
         report = read_report(handle)
     bounds = report.bounds or {"error": "the satori reporter wrote no bounds line (an older copy?)"}
@@ -297,10 +309,45 @@ def _run_once(newman: str, collection: Collection, config: RunConfig, variables:
                        "in the satori-ci checkout for the pinned newman, or use --runner native")
     if not report.done:
         raise RunError(RunErrorKind.NEWMAN_FAILED,
-                       f"newman stopped before the end of the run (exit {done.returncode}): {_tail(stderr)}")
+                       f"newman stopped before the end of the run (exit {returncode}): {_tail(stderr)}")
     if report.error:
         raise RunError(RunErrorKind.NEWMAN_FAILED, f"newman: {report.error}")
     return report
+
+
+POLL_S = 0.1
+
+
+def _wait(process: subprocess.Popen[bytes], export: Path, budget: float, collection: Collection, iterations: int,
+          progress: Progress | None) -> int:
+    """Newman's exit code; on the way, `progress` is told of every request the reporter records (the file grows
+    as requests finish). Past `budget` seconds the process is killed (TimeoutExpired)."""
+    total = sum(1 for _ in collection.items()) * iterations
+    labels = {item.id: item.label for item in collection.items()}
+    deadline = time.monotonic() + budget
+    done, offset = 0, 0
+    while True:
+        try:
+            code = process.wait(timeout=POLL_S)
+        except subprocess.TimeoutExpired:
+            code = None
+        if progress is not None and export.is_file():
+            with export.open("rb") as handle:
+                handle.seek(offset)
+                chunk = handle.read()
+            complete = chunk[: chunk.rfind(b"\n") + 1]
+            offset += len(complete)
+            for line in complete.splitlines():
+                if line.startswith(b'{"type":"request"'):
+                    done += 1
+                    item = json.loads(line).get("item")
+                    progress(min(done, total), total, labels.get(str(item), ""))
+        if code is not None:
+            return code
+        if time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            raise subprocess.TimeoutExpired(process.args, budget)
 
 
 def _tail(text: str, lines: int = 5) -> str:

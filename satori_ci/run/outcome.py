@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -34,6 +34,8 @@ from satori_ci.run.model import (
     Violation,
     ViolationCap,
 )
+
+Progress = Callable[[int, int, str], None]
 
 SAFE_INTEGER = 2**53
 """JSON integers past JavaScript's exact range are read as doubles, as JSON.parse reads them."""
@@ -67,6 +69,8 @@ class RunConfig:
     outlives the run."""
     min_exercised: int = 1
     fail_on_server_errors: bool = True
+    progress: Progress | None = field(default=None, compare=False, repr=False)
+    """Told (done, total, what) as requests finish: for a progress bar."""
 
 
 @dataclass(frozen=True)

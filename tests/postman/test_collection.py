@@ -31,7 +31,8 @@ def _oracles(name: str) -> list[Oracle]:
 
 @pytest.fixture(scope="module")
 def bookshop() -> tuple[Spec, list[Oracle]]:
-    return load_spec(str(ROOT / "examples" / "bookshop" / "openapi.v2.yaml")), _oracles("bookshop.oracles.yaml")
+    spec = ROOT / "satori_ci" / "examples" / "bookshop" / "openapi.v2.yaml"
+    return load_spec(str(spec)), _oracles("bookshop.oracles.yaml")
 
 
 @pytest.fixture(scope="module")
