@@ -23,6 +23,9 @@
           server_errors: fail               # a 5XX answer fails the check (fail) or is only reported (report)
           collection: postman/api.postman_collection.json   # your own collection: assertions are added to it
           environment: postman/staging.postman_environment.json
+        observe:                            # oracles suggested from observed responses (or `observe: false`)
+          min_responses: 20                 # responses an operation needs before anything is suggested
+          min_requests: 2                   # distinct requests they must answer
     backend: rules
     model: gpt-4o
     fail_on: violations
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +48,7 @@ from satori_ci.oracles.kinds import OracleKind
 from satori_ci.plan.model import DEFAULT_CHAIN, PlanSettings
 from satori_ci.report.model import FailOn
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.source import open_source
+from satori_ci.spec.source import git_toplevel, open_source
 from satori_ci.spec.yaml_loader import KeyLines, load_yaml
 
 DEFAULT_CONFIG = ".satori.yml"
@@ -106,6 +110,15 @@ class RequestSettings:
 
 
 @dataclass(frozen=True)
+class ObserveSettings:
+    """The `observe:` section: whether checked responses feed the observation store and oracles are suggested."""
+
+    enabled: bool = True
+    min_responses: int | None = None
+    min_requests: int | None = None
+
+
+@dataclass(frozen=True)
 class SpecConfig:
     path: str
     staging_url: str | None = None
@@ -116,6 +129,7 @@ class SpecConfig:
     skip_kinds: frozenset[OracleKind] = frozenset()
     ignore: Ignore = field(default_factory=Ignore)
     requests: RequestSettings = field(default_factory=RequestSettings)
+    observe: ObserveSettings = field(default_factory=ObserveSettings)
     source: str = DEFAULT_CONFIG
     """The config file this came from (hints name it)."""
 
@@ -192,10 +206,11 @@ def _relative(path: str) -> str:
 
 
 _TOP = {"specs", "backend", "model", "fail_on", "oracles_dir"}
-_SPEC = {"path", "staging", "null_like", "skip_kinds", "ignore", "requests"}
+_SPEC = {"path", "staging", "null_like", "skip_kinds", "ignore", "requests", "observe"}
 _REQUESTS = {"unsafe", "values", "operations", "chain", "min_exercised", "server_errors", "collection", "environment"}
 _STAGING = {"url", "url_env", "headers"}
 _IGNORE = {"operations", "fields"}
+_OBSERVE = {"min_responses", "min_requests"}
 
 
 class _Reader:
@@ -289,6 +304,18 @@ class _Reader:
             collection=self.text(section, "collection", "requests.collection"),
             environment=self.text(section, "environment", "requests.environment"))
 
+    def observe(self, raw: dict[str, Any]) -> ObserveSettings:
+        if raw.get("observe") is False:
+            return ObserveSettings(enabled=False)
+        if raw.get("observe") is True:
+            return ObserveSettings()
+        section = self.mapping(raw, "observe", _OBSERVE, "specs[].observe")
+        found = {k: self.count(section, k, f"observe.{k}") for k in sorted(_OBSERVE)}
+        for key, value in found.items():
+            if value == 0:
+                raise self.error(section, key, f"'observe.{key}' must be at least 1")
+        return ObserveSettings(True, found["min_responses"], found["min_requests"])
+
     def choice(self, container: dict[str, Any], key: str, choices: tuple[str, ...]) -> str | None:
         value = self.text(container, key, key)
         if value is not None and value not in choices:
@@ -332,6 +359,7 @@ class _Reader:
             ignore=Ignore(self.texts(ignore, "operations", "ignore.operations"),
                           self.texts(ignore, "fields", "ignore.fields")),
             requests=self.requests(raw),
+            observe=self.observe(raw),
             source=self.name,
         )
 
@@ -407,6 +435,10 @@ def load_config_at(rev: str, path: str | None) -> ProjectConfig:
 def load_config(path: str | None) -> ProjectConfig:
     """The config at `path`, or `.satori.yml` when it exists, else the defaults."""
     candidate = Path(path or DEFAULT_CONFIG)
+    if path is None and not candidate.exists():  # from a subfolder: the repository's own
+        root = git_toplevel(os.getcwd())
+        if root is not None and (Path(root) / DEFAULT_CONFIG).exists():
+            candidate = Path(os.path.relpath(Path(root) / DEFAULT_CONFIG))
     if not candidate.exists():
         if path:
             raise ConfigError(f"{path}: no such config file")

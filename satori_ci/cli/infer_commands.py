@@ -29,9 +29,17 @@ DEFAULT_MODEL = "gpt-4o"
 
 
 def default_oracle_path(spec_file: str, directory: str = ".satori") -> Path:
-    """`.satori/<spec path with / as .>.oracles.yaml`, e.g. `api/openapi.yaml` -> `.satori/api.openapi.oracles.yaml`."""
+    """`.satori/<spec path with / as .>.oracles.yaml`, e.g. `api/openapi.yaml` -> `.satori/api.openapi.oracles.yaml`;
+    a relative `directory` is at the repository's root (whichever folder the command runs from), the path is
+    given relative to the current folder."""
     stem = Path(spec_file).with_suffix("").as_posix().strip("./").replace("/", ".")
-    return Path(directory) / f"{stem or 'spec'}.oracles.yaml"
+    name = f"{stem or 'spec'}.oracles.yaml"
+    if Path(directory).is_absolute():
+        return Path(directory) / name
+    root = git_toplevel(os.getcwd())
+    if root is None:
+        return Path(directory) / name
+    return Path(os.path.relpath(Path(root) / directory / name))
 
 
 def read_oracle_file(path: Path) -> OracleFile | None:

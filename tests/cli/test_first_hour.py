@@ -85,3 +85,12 @@ def test_run_warns_when_the_oracle_file_is_older_than_the_spec(repo: Path, capsy
     err = capsys.readouterr().err
     assert "satori-ci: warning: o.yaml is older than api.yaml: 2 field(s) changed" in err, err
     assert "satori-ci infer api.yaml --oracles o.yaml" in err
+
+
+def test_from_a_subfolder_the_config_and_the_oracle_folder_are_the_repositorys(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (repo / ".satori.yml").write_text("oracles_dir: review\n")
+    (repo / "sub").mkdir()
+    monkeypatch.chdir(repo / "sub")
+    assert main(["infer", "../api.yaml", "--quiet"]) == 0
+    assert (repo / "review" / "api.oracles.yaml").exists() and not (repo / "sub" / "review").exists()
