@@ -4,6 +4,11 @@ JSON: `load_spec` on `api.github.com.json` as a ratio to `json.load` of the same
 YAML: the same document dumped once to YAML with PyYAML's C dumper (cached in bench/.cache), then
 `load_spec` on it as a ratio to PyYAML's C loader (`yaml.load(f, Loader=yaml.CSafeLoader)`).
 
+Whole processes, as a user meets them: `satori-ci fields --json FILE > /dev/null` (this checkout's, run
+as `python -m satori_ci`: start-up, imports, load, lines, output and exit) against a process that only
+parses the file, `python3 -c 'import json,sys; json.load(open(sys.argv[1]))' FILE` for the JSON and
+`yaml.load(..., Loader=yaml.CSafeLoader)` for the YAML copy; best of N of each, interleaved.
+
 Every measurement runs in a fresh subprocess (the runs of each kind interleaved, best of N taken),
 which also gives each load's peak memory: the peak resident set of that process, read from `VmHWM` in
 /proc/self/status (Linux; `resource.getrusage(RUSAGE_SELF).ru_maxrss` elsewhere, which on Linux would
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -31,6 +37,15 @@ from _npm import CACHE, OCTOKIT_OPENAPI, github_spec
 JSON_TARGET = 5.0
 YAML_TARGET = 1.5
 PEAK_TARGET_MB = 2048.0
+PROCESS_JSON_TARGET = 8.0
+PROCESS_YAML_TARGET = 1.5
+ROOT = Path(__file__).resolve().parents[1]
+
+_PROCESSES = {
+    "python json.load": ["-c", "import json,sys; json.load(open(sys.argv[1]))"],
+    "python yaml.load (CSafeLoader)": ["-c", "import yaml,sys; yaml.load(open(sys.argv[1]), Loader=yaml.CSafeLoader)"],
+    "satori-ci fields --json": ["-m", "satori_ci", "fields", "--json"],
+}
 
 
 def _measure(kind: str, path: str) -> dict[str, Any]:
@@ -105,6 +120,38 @@ def _best(kinds: list[tuple[str, Path]], runs: int) -> dict[str, dict[str, Any]]
     return best
 
 
+def _process_seconds(kind: str, path: Path) -> float:
+    """Wall time of one whole process of `kind` on `path`, its output sent to /dev/null."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, *_PROCESSES[kind], str(path)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, check=False, cwd=ROOT, env=env)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{kind} on {path} failed:\n{proc.stderr}")
+    return seconds
+
+
+def _best_processes(kinds: list[tuple[str, Path]], runs: int) -> dict[tuple[str, Path], float]:
+    """Best wall time of `runs` whole processes of each kind, interleaved."""
+    best: dict[tuple[str, Path], float] = {}
+    for _ in range(runs):
+        for kind, path in kinds:
+            seconds = _process_seconds(kind, path)
+            best[(kind, path)] = min(seconds, best.get((kind, path), seconds))
+    return best
+
+
+def _process_line(label: str, seconds: float, base: float | None, target: float | None) -> str:
+    text = f"  {label:<34} {seconds:7.2f} s"
+    if base is not None:
+        ratio = seconds / base
+        text += f"   {ratio:5.2f}x"
+        if target is not None:
+            text += f" (target <= {target:g}x: {'ok' if ratio <= target else 'MISSED'})"
+    return text
+
+
 def _yaml_copy(json_path: Path) -> Path:
     target = CACHE / "github" / f"api.github.com-{OCTOKIT_OPENAPI[1]}.yaml"
     if target.is_file():
@@ -175,6 +222,19 @@ def main() -> int:
     yaml_counts = "same counts" if same else f"DIFFERENT: {spec_yaml}"
     print(f"fields {spec_json['fields']:,}  operations {spec_json['operations']:,}  "
           f"responses {spec_json['responses']:,}  (YAML copy: {yaml_counts})")
+
+    fields_cmd, json_cmd, yaml_cmd = "satori-ci fields --json", "python json.load", "python yaml.load (CSafeLoader)"
+    whole = _best_processes([(json_cmd, json_path), (fields_cmd, json_path), (yaml_cmd, yaml_path),
+                             (fields_cmd, yaml_path)], args.runs)
+    print(f"whole processes (wall time, output to /dev/null; best of {args.runs}, interleaved)")
+    print("JSON")
+    print(_process_line(json_cmd, whole[(json_cmd, json_path)], None, None))
+    print(_process_line(fields_cmd, whole[(fields_cmd, json_path)], whole[(json_cmd, json_path)],
+                        PROCESS_JSON_TARGET))
+    print("YAML")
+    print(_process_line(yaml_cmd, whole[(yaml_cmd, yaml_path)], None, None))
+    print(_process_line(fields_cmd, whole[(fields_cmd, yaml_path)], whole[(yaml_cmd, yaml_path)],
+                        PROCESS_YAML_TARGET))
     return 0
 
 

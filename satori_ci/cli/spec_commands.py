@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from satori_ci import redaction
 from satori_ci.cli.errors import UsageError
 from satori_ci.exit_codes import ExitCode
-from satori_ci.report.spec_text import diff_json, diff_text, fields_jsonl, fields_table
+from satori_ci.report.spec_text import diff_json, diff_text, fields_table
 from satori_ci.spec import ResponseField, Spec, diff_fields, load_spec
+from satori_ci.spec.loader import collector_paused
 from satori_ci.spec.source import DEFAULT_MAX_BYTES
 
 
@@ -23,6 +26,12 @@ def add_spec_options(parser: argparse.ArgumentParser) -> None:
 
 def load(ref: str, args: argparse.Namespace) -> Spec:
     return load_spec(ref, follow_remote_refs=args.follow_remote_refs, max_bytes=args.max_bytes)
+
+
+def print_warnings(spec: Spec) -> None:
+    """The spec's warnings (what was read other than as written), one line each on stderr."""
+    for warning in spec.warnings:
+        print(f"satori-ci: warning: {warning}", file=sys.stderr)
 
 
 def parse_operation(text: str) -> tuple[str, str, str | None]:
@@ -45,19 +54,83 @@ def select_fields(spec: Spec, operation: str | None) -> list[ResponseField]:
 
 
 def run_fields(args: argparse.Namespace) -> int:
-    spec = load(args.spec, args)
-    fields = select_fields(spec, args.operation)
-
-    def line_of(f: ResponseField) -> int | None:
-        return spec.line_of(f.location)
-
-    sys.stdout.write(fields_jsonl(fields, line_of) if args.json else fields_table(fields, line_of))
+    # The collector stays paused while the fields are listed and freed: resumed with the spec alive, its
+    # first pass would walk every object allocated since it paused (GitHub's spec: millions) for nothing.
+    with collector_paused():
+        _print_fields(args)
     return ExitCode.OK
+
+
+def _print_fields(args: argparse.Namespace) -> None:
+    spec = load(args.spec, args)
+    print_warnings(spec)
+    fields = select_fields(spec, args.operation)
+    if args.json:
+        write_fields_jsonl(fields, spec.line_of)
+    else:
+        sys.stdout.write(fields_table(fields, lambda f: spec.line_of(f.location)))
+
+
+def write_fields_jsonl(fields: list[ResponseField], line_of: Callable[[Any], int | None]) -> None:
+    """`report.spec_text.fields_jsonl` of `fields`, redacted, in one write; the same bytes, faster.
+
+    GitHub's spec has 77,000 fields but only 6,000 distinct field states (a schema's fields are shared by
+    every operation using it): each line is joined from pieces encoded and redacted once per operation,
+    field path, type and field state, instead of a dict built and `json.dumps`ed per field and the 30 MB
+    text redacted as a whole (1.5 s). Redacting the pieces is redacting the text: a piece is whole JSON
+    tokens, pieces meet at `: "`, `", ` or `, "`, and no match of the redactor's generic patterns (URL
+    credentials, key-like query values) holds a quote or a space, so none spans two pieces. A secret fed
+    to the redactor could (`null, ` is a valid if absurd secret): when there are secrets, the joined text
+    also passes their literal replacement, which costs little. The text is written to the stream under
+    the redacting one (`satori_ci.redaction.unredacted`), as the redacting one would write it.
+    """
+    redactor = redaction.current()
+    redact = redactor.redact
+    encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # as `json.dumps(..., ensure_ascii=False)`
+    heads: dict[int, str] = {}
+    paths: dict[str, str] = {}
+    types: dict[str, str] = {}
+    ids: dict[Any, str] = {}
+    tails: dict[Any, str] = {}
+    lines: list[str] = []
+    append = lines.append
+    for f in fields:
+        op = f.operation
+        head = heads.get(id(op))
+        if head is None:
+            head = heads[id(op)] = redact(f'{{"method": {encode(op.method)}, "path": {encode(op.path)}, '
+                                      f'"status": {encode(op.status)}, "field": ')
+        path = paths.get(f.field)
+        if path is None:
+            path = paths[f.field] = redact(encode(f.field))
+        kind = types.get(f.type)
+        if kind is None:
+            kind = types[f.type] = redact(f', "type": {encode(f.type)}')
+        operation_id = ids.get(f.operation_id)
+        if operation_id is None:
+            operation_id = ids[f.operation_id] = redact(f', "operation_id": {encode(f.operation_id)}')
+        # the state a field shares with the other uses of its schema: facts, fingerprint, location, notes
+        state = (id(f.facts), f.fingerprint, id(f.location), f.notes)
+        tail = tails.get(state)
+        if tail is None:
+            facts = "".join(f", {encode(key)}: {encode(value)}" for key, value in f.facts.as_dict().items())
+            line = line_of(f.location)
+            source = f"{f.location.file}:{line}" if line else f.location.file
+            notes = f', "notes": {encode(list(f.notes))}' if f.notes else ""
+            tail = tails[state] = redact(
+                f'{facts}, "fingerprint": {encode(f.fingerprint)}, "source": {encode(source)}{notes}}}\n')
+        append(head + path + kind + operation_id + tail)
+    text = "".join(lines)
+    if redactor.secrets:
+        text = redactor.redact_literals(text)
+    redaction.unredacted(sys.stdout).write(text)
 
 
 def run_spec_diff(args: argparse.Namespace) -> int:
     base = load(args.base, args)
     head = load(args.head, args)
+    print_warnings(base)
+    print_warnings(head)
     diff = diff_fields(base.fields, head.fields)
     if args.json:
         payload: dict[str, Any] = {"base": base.source, "head": head.source, **diff_json(diff)}

@@ -8,8 +8,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from satori_ci.spec.model import ResponseField
 
 FieldKey = tuple[str, str, str, str]
@@ -101,6 +99,8 @@ def _facts_with_type(field: ResponseField) -> dict[str, Any]:
 
 def describe_changes(base: ResponseField, head: ResponseField) -> tuple[str, ...]:
     """What differs between two versions of one field, in words a reviewer reads."""
+    from deepdiff import DeepDiff  # imported when first needed: ~0.1 s of start-up for every command
+
     old, new = _facts_with_type(base), _facts_with_type(head)
     tree = DeepDiff(old, new, ignore_order=True, view="tree", verbose_level=2)
     notes: list[str] = []

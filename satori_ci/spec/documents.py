@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.json_loader import decode_text, json_key_lines, load_json
+from satori_ci.spec.json_loader import JsonKeyLines, decode_text, load_json
 from satori_ci.spec.model import SourceLocation
 from satori_ci.spec.source import SourceReader
-from satori_ci.spec.yaml_loader import KeyLines, load_yaml
+
+if TYPE_CHECKING:
+    from satori_ci.spec.yaml_loader import KeyLines
 
 REMOTE_TIMEOUT_S = 10
 
@@ -34,7 +35,9 @@ class _Loaded:
         self.value = value
         self.text = text  # JSON only: scanned for lines on first request
         self.key_lines = key_lines
-        self.pointer_lines: dict[str, int] | None = None
+        self.json_lines: JsonKeyLines | None = None
+        self.lines: dict[str, int] = {}
+        """pointer -> line, for the pointers asked for so far (fields share a few thousand locations)."""
         self.refs = refs
         self.shared = shared
 
@@ -112,6 +115,8 @@ class DocumentSet:
         if _is_json(file, data):
             text = decode_text(data, name)
             return _Loaded(load_json(text, name, refs), text, None, refs, set())
+        from satori_ci.spec.yaml_loader import load_yaml  # ruamel: only when a YAML document is read
+
         shared: set[int] = set()
         try:
             value, key_lines = load_yaml(data, name, refs, shared)
@@ -120,6 +125,8 @@ class DocumentSet:
         return _Loaded(value, None, key_lines, refs, shared)
 
     def _fetch(self, url: str) -> bytes:
+        import urllib.request  # only for --follow-remote-refs: ~15 ms of start-up otherwise
+
         try:
             with urllib.request.urlopen(url, timeout=REMOTE_TIMEOUT_S) as resp:
                 data: bytes = resp.read(self.reader.max_bytes + 1)
@@ -216,20 +223,21 @@ class DocumentSet:
         loaded = self._docs.get(location.file)
         if loaded is None:
             return None
-        tokens = [unescape_token(t) for t in location.pointer.split("/")[1:]] if location.pointer else []
-        if loaded.key_lines is not None:
-            return _yaml_line(loaded.value, loaded.key_lines, tokens)
-        if loaded.pointer_lines is None:
-            loaded.pointer_lines = json_key_lines(loaded.text or "")
-        while tokens:
-            found = loaded.pointer_lines.get("/" + "/".join(escape_token(t) for t in tokens))
-            if found is not None:
-                return found
-            tokens.pop()
-        return 1
+        line = loaded.lines.get(location.pointer)
+        if line is None:
+            tokens = [unescape_token(t) for t in location.pointer.split("/")[1:]] if location.pointer else []
+            if loaded.key_lines is not None:
+                line = _yaml_line(loaded.value, loaded.key_lines, tokens)
+            else:
+                if loaded.json_lines is None:
+                    loaded.json_lines = JsonKeyLines(loaded.text or "", loaded.value)
+                    loaded.text = None  # the scanner holds it until it has counted the lines
+                line = loaded.json_lines.line(tokens)
+            loaded.lines[location.pointer] = line
+        return line
 
 
-def _yaml_line(document: Any, key_lines: KeyLines, tokens: list[str]) -> int | None:
+def _yaml_line(document: Any, key_lines: KeyLines, tokens: list[str]) -> int:
     node, line = document, 1
     for token in tokens:
         if isinstance(node, dict) and token in node:

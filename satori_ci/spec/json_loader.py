@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
+from itertools import accumulate, repeat
 from typing import Any
 
 from satori_ci.spec.errors import SpecError, SpecErrorKind
@@ -60,52 +62,118 @@ def load_json(text: str, name: str, refs: list[Any] | None = None) -> Any:
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
+_KEY_MARK = re.compile(r'"(?=\s*+:)')
 
 
-def json_key_lines(text: str) -> dict[str, int]:
-    """Map every object key's JSON pointer to its 1-based line (one linear scan of the text)."""
-    lines: dict[str, int] = {}
-    stack: list[list[Any]] = []  # [pointer, is_object, next_index, pending_key]
-    pointer = ""
-    line, last = 1, 0
-    expect_key = False
-    for match in _TOKEN.finditer(text):
-        tok = match.group()
-        start = match.start()
-        line += text.count("\n", last, start)
-        last = start
-        if tok == "{" or tok == "[":
-            child = _child_pointer(stack, pointer)
-            stack.append([child, tok == "{", 0, None])
-            expect_key = tok == "{"
-        elif tok == "}" or tok == "]":
-            stack.pop()
-            expect_key = False
-        elif tok == ",":
-            if stack:
-                frame = stack[-1]
-                frame[2] += 1
-                expect_key = frame[1]
-        elif tok == ":":
-            expect_key = False
-        elif expect_key and stack:
-            key = str(json.loads(tok))
-            frame = stack[-1]
-            frame[3] = key
-            lines[frame[0] + "/" + _escape(key)] = line
-    return lines
+class JsonKeyLines:
+    """The 1-based lines of the object keys of one parsed JSON text, found on first request.
+
+    A JSON text writes its object keys in the order of a pre-order walk of the value it parses to
+    (duplicate keys are refused, so each key of the text is one key of the value): the n-th key of
+    the text is the n-th key of the walk. The text is scanned once, by two C-speed regex passes:
+    every string literal shrunk to one `"` (a JSON string holds no raw newline, so lines stay put),
+    then split before each key; a key's line is the count of newlines before it. A key is numbered
+    from the key counts of the subtrees before it, counted once (the value must be as parsed: the
+    spec stage never changes a document). GitHub's spec (13 MB, 217,000 keys) takes about 0.15 s,
+    where scanning its tokens one by one in Python took 1.5 s.
+    """
+
+    def __init__(self, text: str, value: Any) -> None:
+        self._text: str | None = text
+        self._value = value
+        self._newlines: array[int] | None = None
+        self._sizes: dict[int, int] = {}
+        self._by_key: dict[int, dict[str, int]] = {}
+        self._by_index: dict[int, list[int]] = {}
+
+    def line(self, tokens: list[str]) -> int:
+        """The line of the deepest key on the path `tokens` (unescaped pointer tokens) that exists; 1 if none."""
+        node, base, line = self._value, 0, 1
+        for token in tokens:
+            if isinstance(node, dict):
+                if token not in node:
+                    break
+                ordinal = base + self._key_offsets(node)[token]
+                line = self._line_of_key(ordinal)
+                node, base = node[token], ordinal + 1
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                index = int(token)
+                base += self._item_offsets(node)[index]
+                node = node[index]
+            else:
+                break
+        return line
+
+    def _line_of_key(self, ordinal: int) -> int:
+        newlines = self._newlines
+        if newlines is None:
+            skeleton = _STRING.sub('"', self._text or "")
+            pieces = _KEY_MARK.split(skeleton)
+            newlines = self._newlines = array("l", accumulate(map(str.count, pieces, repeat("\n"))))
+            self._text = None
+        return newlines[ordinal] + 1 if ordinal < len(newlines) else 1
+
+    def _key_offsets(self, node: dict[str, Any]) -> dict[str, int]:
+        """Each key's number in the walk, counted from the mapping's first key."""
+        known = self._by_key.get(id(node))
+        if known is None:
+            size, running, known = self._size, 0, {}
+            for key, child in node.items():
+                known[key] = running
+                running += 1 + (size(child) if isinstance(child, dict | list) else 0)
+            self._by_key[id(node)] = known
+        return known
+
+    def _item_offsets(self, node: list[Any]) -> list[int]:
+        """How many keys come before each item's first key, counted from the list's start."""
+        known = self._by_index.get(id(node))
+        if known is None:
+            size, running, known = self._size, 0, []
+            for child in node:
+                known.append(running)
+                running += size(child) if isinstance(child, dict | list) else 0
+            self._by_index[id(node)] = known
+        return known
+
+    def _size(self, node: dict[str, Any] | list[Any]) -> int:
+        """How many keys the subtree at `node` holds (memoized for every mapping and list in it)."""
+        known = self._sizes.get(id(node))
+        if known is not None:
+            return known
+        try:
+            return _count_keys(node, self._sizes)
+        except RecursionError:  # nested about as deeply as the JSON decoder allows
+            return _count_keys_iteratively(node, self._sizes)
 
 
-def _child_pointer(stack: list[list[Any]], pointer: str) -> str:
-    if not stack:
-        return pointer
-    parent = stack[-1]
-    token = parent[3] if parent[1] else str(parent[2])
-    return str(parent[0]) + "/" + _escape(str(token))
+def _count_keys(node: dict[str, Any] | list[Any], sizes: dict[int, int]) -> int:
+    total = 0
+    if type(node) is dict:
+        total = len(node)
+        values: Any = node.values()
+    else:
+        values = node
+    for child in values:
+        kind = type(child)
+        if kind is dict or kind is list:
+            total += _count_keys(child, sizes)
+    sizes[id(node)] = total
+    return total
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+def _count_keys_iteratively(node: dict[str, Any] | list[Any], sizes: dict[int, int]) -> int:
+    stack: list[tuple[Any, bool]] = [(node, False)]
+    while stack:
+        current, done = stack.pop()
+        children = current.values() if isinstance(current, dict) else current
+        if done:
+            total = len(current) if isinstance(current, dict) else 0
+            sizes[id(current)] = total + sum(sizes[id(c)] for c in children if isinstance(c, dict | list))
+        elif id(current) not in sizes:
+            stack.append((current, True))
+            stack.extend((c, False) for c in children if isinstance(c, dict | list) and id(c) not in sizes)
+    return sizes[id(node)]
 
 
 def _first_duplicate_line(text: str, key: str) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,26 +15,104 @@ from satori_ci.spec.source import DEFAULT_MAX_BYTES, open_source
 from satori_ci.spec.walker import collect
 
 
-def detect_version(root: Any, name: str) -> str:
-    """`2.0`, `3.0.x` or `3.1.x`; anything else is not an OpenAPI document."""
+def detect_version(root: Any, name: str) -> tuple[str, str | None]:
+    """`2.0`, `3.0.x` or `3.1.x`, and a warning when the document says so only by its structure.
+
+    Converters write `openapi: "2.0"` over a Swagger 2.0 document (definitions, body parameters,
+    responses with `schema`), or `swagger: "3.0"` over an OpenAPI 3 one; and some documents carry
+    both keys. Such a document is read as the version its structure follows, with a warning; one
+    that names no 2.0/3.0/3.1 version at all is not an OpenAPI document.
+    """
     if not isinstance(root, dict):
         raise SpecError(SpecErrorKind.NOT_OPENAPI, f"{name}: not an OpenAPI document (top level is not a mapping)")
     swagger, openapi = root.get("swagger"), root.get("openapi")
-    if swagger is not None and str(swagger).startswith("2"):
-        return "2.0"
-    if isinstance(openapi, str) and openapi.startswith(("3.0", "3.1", "3.2")):
-        return openapi
-    if isinstance(openapi, float) and openapi in (3.0, 3.1, 3.2):
-        return str(openapi)  # `openapi: 3.0` unquoted in YAML is a number; the intent is plain
+    by_swagger, by_openapi = _named_version(swagger), _named_version(openapi)
+    swagger_family = by_swagger[:1] if by_swagger else None
+    openapi_family = by_openapi[:1] if by_openapi else None
+    if openapi_family == "3" and swagger_family != "2":
+        return str(by_openapi), None
+    if swagger_family == "2" and openapi_family is None:
+        return "2.0", None
+    if swagger_family == "2" and openapi_family == "2":
+        return "2.0", f"{name}: 'openapi: {_shown(openapi)}' is not an OpenAPI 3 version; read as Swagger 2.0"
+    if swagger_family == "2":  # and an OpenAPI 3 version too
+        return _by_structure(name, root, f"it says both 'swagger: {_shown(swagger)}' and "
+                             f"'openapi: {_shown(openapi)}'", "2.0", str(by_openapi))
+    if openapi_family == "2":
+        three = by_swagger if swagger_family == "3" else "3.0"
+        return _by_structure(name, root, f"'openapi: {_shown(openapi)}' is Swagger's version under OpenAPI 3's key",
+                             "2.0", str(three))
+    if swagger_family == "3":
+        return _by_structure(name, root, f"'swagger: {_shown(swagger)}' is an OpenAPI 3 version under Swagger's key",
+                             "2.0", str(by_swagger), default_three=True)
     found = f"swagger: {swagger!r}" if swagger is not None else (
         f"openapi: {openapi!r}" if openapi is not None else "no 'openapi' or 'swagger' key")
     raise SpecError(SpecErrorKind.NOT_OPENAPI,
                     f"{name}: not an OpenAPI 2.0/3.0/3.1 document ({found})")
 
 
+def _named_version(value: Any) -> str | None:
+    """The version a `swagger`/`openapi` value names when it is 2.x, 3.0.x, 3.1.x or 3.2.x (as text)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    text = value.strip() if isinstance(value, str) else str(value)  # `openapi: 3.0` unquoted in YAML is a number
+    return text if text.startswith(("2", "3.0", "3.1", "3.2")) else None
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+def _by_structure(name: str, root: dict[str, Any], why: str, two: str, three: str,
+                  default_three: bool = False) -> tuple[str, str]:
+    """The version the structure of `root` follows (the declared one when it does not tell), and the warning."""
+    found = structure_family(root)
+    family = found or ("3" if default_three else "2")
+    version = three if family == "3" else two
+    label = "Swagger 2.0" if version.startswith("2") else f"OpenAPI {version}"
+    return version, f"{name}: {why}; read as {label}{' by its structure' if found else ''}"
+
+
+_SWAGGER_KEYS = ("definitions", "basePath", "host", "produces", "consumes", "schemes", "securityDefinitions",
+                 "parameters", "responses")
+_OPENAPI3_KEYS = ("components", "servers", "webhooks")
+
+
+def structure_family(root: dict[str, Any]) -> str | None:
+    """`"2"` when a document is built as Swagger 2.0, `"3"` as OpenAPI 3, None when it does not tell.
+
+    Counts the marks of each: top-level keys (`definitions`, `basePath`, `produces`, `responses`... against
+    `components`, `servers`, `webhooks`), body and form parameters against `requestBody`, and
+    responses with `schema` against responses with `content`.
+    """
+    two = sum(1 for key in _SWAGGER_KEYS if key in root)
+    three = sum(1 for key in _OPENAPI3_KEYS if key in root)
+    paths = root.get("paths")
+    for item in paths.values() if isinstance(paths, dict) else ():
+        if not isinstance(item, dict):
+            continue
+        for op in item.values():
+            if not isinstance(op, dict):
+                continue
+            if "requestBody" in op:
+                three += 1
+            params = op.get("parameters")
+            for param in params if isinstance(params, list) else ():
+                if isinstance(param, dict) and param.get("in") in ("body", "formData"):
+                    two += 1
+            responses = op.get("responses")
+            for response in responses.values() if isinstance(responses, dict) else ():
+                if isinstance(response, dict):
+                    two += "schema" in response
+                    three += "content" in response
+    if two == three:
+        return None
+    return "2" if two > three else "3"
+
+
 def load_spec(ref: str, *, follow_remote_refs: bool = False, max_bytes: int = DEFAULT_MAX_BYTES) -> Spec:
     """Read, resolve and list the response fields of the spec at `ref` (a path or `REV:path`)."""
-    with _collector_paused():
+    with collector_paused():
         try:
             return _load(ref, follow_remote_refs, max_bytes)
         except RecursionError:  # schemas nested (through refs) deeper than the interpreter's stack
@@ -41,12 +120,14 @@ def load_spec(ref: str, *, follow_remote_refs: bool = False, max_bytes: int = DE
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a spec is loaded.
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a spec is loaded (or, by a command, loaded and used).
 
     A large spec is millions of acyclic dicts and lists; while they and the fields are built, the
     collector's full passes over them find nothing and cost about as much as the parse itself
-    (GitHub's spec). Reference counting still frees everything; collection resumes afterwards.
+    (GitHub's spec). Reference counting still frees everything (the stage makes no reference
+    cycles); collection resumes afterwards. Its first pass then walks every object allocated while
+    paused that is still alive: a command that is done with the spec before resuming skips that too.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -62,7 +143,7 @@ def _load(ref: str, follow_remote_refs: bool, max_bytes: int) -> Spec:
     documents = DocumentSet(reader, follow_remote=follow_remote_refs)
     root = documents.root()
     name = reader.display_entry
-    version = detect_version(root, name)
+    version, warning = detect_version(root, name)
     info = root.get("info")
     title = str(info.get("title", "")) if isinstance(info, dict) else ""
     operations, fields = collect(documents, root, version, title)
@@ -74,6 +155,7 @@ def _load(ref: str, follow_remote_refs: bool, max_bytes: int) -> Spec:
         operations=operations,
         fields=fields,
         documents=documents,
+        warnings=(warning,) if warning else (),
     )
 
 

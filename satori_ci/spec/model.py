@@ -157,6 +157,9 @@ class Spec:
     fields: tuple[ResponseField, ...]
     documents: Any = field(repr=False, compare=False, default=None)
     """The loaded documents (`satori_ci.spec.documents.DocumentSet`), for refs and line numbers."""
+    warnings: tuple[str, ...] = ()
+    """One line each, naming the file: what was read other than as written (e.g. `openapi: "2.0"` read
+    as Swagger 2.0 by its structure). Commands print them on stderr as `satori-ci: warning: ...`."""
 
     @property
     def file(self) -> str:

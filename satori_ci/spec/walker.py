@@ -70,26 +70,7 @@ class _FieldCollector:
         tree = self._walk([part], name="", ancestors=set())
         if len(self.out) + tree[0] > MAX_FIELDS:
             raise self._too_large()
-        append = self.out.append
-        new = object.__new__
-
-        def emit(prefix: str, tree: _Tree) -> None:
-            for suffix, item in tree[1]:
-                path = prefix + suffix
-                if isinstance(item, tuple):  # a nested subtree
-                    emit(path, item)
-                    continue
-                # GitHub's spec has ~77,000 fields: fill the frozen dataclass's state directly
-                # rather than through its generated __init__ (ten object.__setattr__ calls each).
-                response_field = new(ResponseField)
-                state = response_field.__dict__
-                state["operation"] = key
-                state["operation_id"] = operation_id
-                state["field"] = path[1:] if path[:1] == "." else path
-                state.update(item)
-                append(response_field)
-
-        emit("", tree)
+        _emit(self.out.append, key, operation_id, "", tree)
 
     def _too_large(self) -> SpecError:
         return SpecError(SpecErrorKind.TOO_LARGE, f"{self.documents.reader.display_entry}: response schemas "
@@ -175,6 +156,29 @@ class _FieldCollector:
         return {"name": name, "type": json_type, "facts": facts, "api_title": self.title,
                 "location": SourceLocation(file, pointer), "fingerprint": fingerprint(name, json_type, facts),
                 "notes": tuple(view.notes)}
+
+
+def _emit(append: Any, key: OperationKey, operation_id: str | None, prefix: str, tree: _Tree) -> None:
+    """Append the fields of `tree` under the path `prefix`, in order.
+
+    A module function, not a closure calling itself: that closure would be a reference cycle holding the
+    field list, which only the cyclic collector frees (GitHub's spec: 0.2 s for its first pass).
+    """
+    new = object.__new__
+    for suffix, item in tree[1]:
+        path = prefix + suffix
+        if isinstance(item, tuple):  # a nested subtree
+            _emit(append, key, operation_id, path, item)
+            continue
+        # GitHub's spec has ~77,000 fields: fill the frozen dataclass's state directly
+        # rather than through its generated __init__ (ten object.__setattr__ calls each).
+        response_field = new(ResponseField)
+        state = response_field.__dict__
+        state["operation"] = key
+        state["operation_id"] = operation_id
+        state["field"] = path[1:] if path[:1] == "." else path
+        state.update(item)
+        append(response_field)
 
 
 def collect(documents: DocumentSet, root: dict[str, Any], oas_version: str, title: str

@@ -6,6 +6,12 @@ node graph with a resolver that only tells plain from quoted scalars; a small co
 types plain scalars by the YAML 1.2 core schema, keeps keys as their source text (so `200:` is
 the status "200"), records the line of every mapping key, refuses duplicate and complex keys,
 and bounds the size that aliases expand to.
+
+The C parser (libyaml's, YAML 1.1) refuses some valid YAML 1.2, such as the flow mapping
+`{url: https://x}` that ruamel itself writes ("found unexpected ':'"). A document it refuses is
+composed again by ruamel's pure-Python parser with the same resolver, then built by the same
+constructor (same typing, key lines, duplicate and alias checks); one that both refuse is
+refused with the pure parser's error.
 """
 
 from __future__ import annotations
@@ -114,10 +120,36 @@ if _CParser is not None:
 
 def _compose(data: bytes) -> Any:
     if _CParser is not None:
-        return _FastParser(data).get_single_node()
-    from ruamel.yaml import YAML  # pragma: no cover
+        try:
+            return _FastParser(data).get_single_node()
+        except Exception:  # the C parser raises its own error classes; the pure parser decides
+            pass
+    return _compose_pure(data)
 
-    return YAML(typ="safe", pure=True).compose(data)  # pragma: no cover
+
+def _compose_pure(data: bytes) -> Any:
+    """The node graph by ruamel's pure-Python parser (YAML 1.2), scalars marked plain or quoted as above."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.resolver import VersionedResolver
+    from ruamel.yaml.tag import Tag
+
+    plain, quoted, collection = Tag(suffix=PLAIN), Tag(suffix=QUOTED), Tag(suffix="satori:collection")
+
+    class _PlainResolver(VersionedResolver):
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is ScalarNode:
+                return plain if implicit[0] else quoted
+            return collection
+
+        def descend_resolver(self, *args: Any) -> None:
+            return None
+
+        def ascend_resolver(self, *args: Any) -> None:
+            return None
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.Resolver = _PlainResolver
+    return yaml.compose(data)
 
 
 class _Constructor:

@@ -1,0 +1,121 @@
+"""`JsonKeyLines` (regex passes + key numbering) against a plain token-by-token scan of the text."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+from typing import Any
+
+import pytest
+
+from satori_ci.spec.json_loader import JsonKeyLines, load_json
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+def _reference(text: str) -> dict[tuple[str, ...], int]:
+    """Every key's path (unescaped tokens) -> the line of the key, one token at a time."""
+    lines: dict[tuple[str, ...], int] = {}
+    stack: list[list[Any]] = []  # [path, is_object, index, last key]
+    expect_key = False
+    for match in _TOKEN.finditer(text):
+        tok = match.group()
+        line = text.count("\n", 0, match.start()) + 1
+        if tok in "{[":
+            if stack:
+                parent = stack[-1]
+                path = (*parent[0], parent[3] if parent[1] else str(parent[2]))
+            else:
+                path = ()
+            stack.append([path, tok == "{", 0, None])
+            expect_key = tok == "{"
+        elif tok in "}]":
+            stack.pop()
+            expect_key = False
+        elif tok == ",":
+            stack[-1][2] += 1
+            expect_key = stack[-1][1]
+        elif tok == ":":
+            expect_key = False
+        elif expect_key:
+            key = json.loads(tok)
+            stack[-1][3] = key
+            lines[(*stack[-1][0], key)] = line
+    return lines
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    roll = rng.random()
+    if depth > 4 or roll < 0.3:
+        return rng.choice([1, -2.5, True, None, "x", 'q"uote', "a\\b", "{[:,]}", "é😀", "line\nbreak", ""])
+    if roll < 0.6:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    keys = ["a", "b/c", "d~e", "0", "1", '"', "\\", ": ", "{}", "ü", "$ref", "x y"]
+    return {k: _random_value(rng, depth + 1) for k in rng.sample(keys, rng.randint(0, 5))}
+
+
+def _reformat(text: str, rng: random.Random) -> str:
+    """The same JSON with random (valid) whitespace around every structural token outside strings."""
+    out: list[str] = []
+    pos = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]', text):
+        out.append(text[pos:match.start()])
+        tok = match.group()
+        pad = rng.choice(["", " ", "\n", "\n  ", "\t", "\r\n", " \n "])
+        out.append(tok + pad)
+        pos = match.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_key_lines_match_a_token_scan(seed: int) -> None:
+    rng = random.Random(seed)
+    value = {"root": _random_value(rng, 0), "list": [_random_value(rng, 1) for _ in range(3)]}
+    text = _reformat(json.dumps(value, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1, 2])), rng)
+    parsed = load_json(text, "t.json")
+    lines = JsonKeyLines(text, parsed)
+    expected = _reference(text)
+    for path, line in expected.items():
+        assert lines.line(list(path)) == line, path
+        assert lines.line([*path, "no such key"]) == line  # the deepest key that exists
+    assert lines.line([]) == 1
+    assert lines.line(["missing"]) == 1
+
+
+def test_list_items_take_the_line_of_the_key_above() -> None:
+    text = '{\n "a": [\n  {"b": 1},\n  {\n   "c": {"d": 2}\n  }\n ]\n}\n'
+    lines = JsonKeyLines(text, load_json(text, "t.json"))
+    assert lines.line(["a", "1", "c", "d"]) == 5
+    assert lines.line(["a", "1"]) == 2
+    assert lines.line(["a", "0", "b"]) == 3
+    assert lines.line(["a", "7"]) == 2
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_key_counts_agree_when_nesting_is_too_deep_to_recurse(seed: int) -> None:
+    from satori_ci.spec.json_loader import _count_keys, _count_keys_iteratively
+
+    value = _random_value(random.Random(seed), 0)
+    if not isinstance(value, dict | list):
+        value = [value]
+    by_recursion: dict[int, int] = {}
+    by_stack: dict[int, int] = {}
+    assert _count_keys(value, by_recursion) == _count_keys_iteratively(value, by_stack)
+    assert by_recursion == by_stack
+
+
+def test_lines_of_a_document_nested_past_the_recursion_limit() -> None:
+    depth = 600
+    text = '{"a":\n' * depth + "1" + "}" * depth
+    value = load_json(text, "deep.json")
+    lines = JsonKeyLines(text, value)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # counting keys by recursion fails: the count falls back to a stack
+    try:
+        assert lines.line(["a"] * depth) == depth
+        assert lines.line(["a"] * 3) == 3
+    finally:
+        sys.setrecursionlimit(limit)
