@@ -25,7 +25,10 @@ def add_spec_options(parser: argparse.ArgumentParser) -> None:
 
 
 def load(ref: str, args: argparse.Namespace) -> Spec:
-    return load_spec(ref, follow_remote_refs=args.follow_remote_refs, max_bytes=args.max_bytes)
+    """The spec, its warnings (what was read other than as written) said on stderr: every command's way in."""
+    spec = load_spec(ref, follow_remote_refs=args.follow_remote_refs, max_bytes=args.max_bytes)
+    print_warnings(spec)
+    return spec
 
 
 def print_warnings(spec: Spec) -> None:
@@ -63,7 +66,6 @@ def run_fields(args: argparse.Namespace) -> int:
 
 def _print_fields(args: argparse.Namespace) -> None:
     spec = load(args.spec, args)
-    print_warnings(spec)
     fields = select_fields(spec, args.operation)
     if args.json:
         write_fields_jsonl(fields, spec.line_of)
@@ -129,8 +131,6 @@ def write_fields_jsonl(fields: list[ResponseField], line_of: Callable[[Any], int
 def run_spec_diff(args: argparse.Namespace) -> int:
     base = load(args.base, args)
     head = load(args.head, args)
-    print_warnings(base)
-    print_warnings(head)
     diff = diff_fields(base.fields, head.fields)
     if args.json:
         payload: dict[str, Any] = {"base": base.source, "head": head.source, **diff_json(diff)}
