@@ -49,3 +49,8 @@ def _norm(value: Any) -> Any:
 def same_value(a: Any, b: Any) -> bool:
     """Values equal as the contract compares them: numbers numerically, lists as sets."""
     return bool(_norm(a) == _norm(b))
+
+
+def api_of(folder: str) -> str:
+    """The API a labelled folder belongs to: `omdb-bySearch` and `omdb-byIdOrTitle` are both `omdb`."""
+    return folder.split("-", 1)[0]

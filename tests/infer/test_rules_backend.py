@@ -200,3 +200,29 @@ def test_an_example_quoted_in_the_prose_can_refute_a_format() -> None:
     assert infer_one(field).oracles == ()
     ok = make_field("expiry", description="An ISO 8601 timestamp. For example, 2019-11-08T02:41:28.172Z.")
     assert kinds(infer_one(ok).oracles) == {("string_is_time", None)}
+
+
+def test_excluded_rules_are_not_run() -> None:
+    field = make_field("review_count", "integer", description="The number of reviews.")
+    assert kinds(infer_one(field).oracles) == {("number_min_value", 0)}
+    (one,) = RulesBackend(exclude=frozenset({"count-name"})).infer([field]).results
+    assert kinds(one.oracles) == {("number_min_value", 0)}
+    (none,) = RulesBackend(exclude=frozenset({"count-name", "count-description"})).infer([field]).results
+    assert none.oracles == ()
+
+
+def test_excluded_context_rules_are_not_run() -> None:
+    stated = make_field("data.resourceURI", description="The canonical URL identifier for this resource.")
+    other = make_field("data.items[].resourceURI", description="The path to the individual resource.")
+    with_context = RulesBackend().infer([stated, other]).results
+    assert kinds(with_context[1].oracles) == {("string_is_url", None)}
+    without = RulesBackend(exclude=frozenset({"uri-namesake"})).infer([stated, other]).results
+    assert without[1].oracles == ()
+
+
+def test_a_signed_enclosing_object_is_part_of_the_evidence() -> None:
+    offset = make_field("rules[].offsetAfter.totalSeconds", "integer")
+    duration = make_field("stats.totalSeconds", "integer")
+    first, second = RulesBackend().infer([offset, duration]).results
+    assert first.oracles == ()
+    assert kinds(second.oracles) == {("number_min_value", 0)}

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from satori_ci.infer.rules.registry import CONTEXT_RULES, RULES, rules_for
+from satori_ci.infer.rules.registry import CONTEXT_RULES, REQUEST_RULES, RULES, rules_for
 from tests.infer import (
     test_rules_backend,
+    test_rules_constants,
     test_rules_enums_dates,
     test_rules_numbers,
     test_rules_ranges,
+    test_rules_request,
     test_rules_strings,
     test_rules_urls,
 )
 
-TABLES = (test_rules_urls, test_rules_numbers, test_rules_ranges, test_rules_strings, test_rules_enums_dates)
+TABLES = (test_rules_urls, test_rules_numbers, test_rules_ranges, test_rules_strings, test_rules_enums_dates,
+          test_rules_constants)
 
 
 def test_every_rule_has_positive_and_negative_cases() -> None:
@@ -20,14 +23,16 @@ def test_every_rule_has_positive_and_negative_cases() -> None:
     negative = {case[0] for module in TABLES for case in module.NEGATIVE}
     positive |= {case[0] for case in test_rules_backend.CONTEXT_POSITIVE}
     negative |= {case[0] for case in test_rules_backend.CONTEXT_NEGATIVE}
-    names = {r.name for r in RULES} | {r.name for r in CONTEXT_RULES}
+    positive |= {case[0] for case in test_rules_request.POSITIVE}
+    negative |= {case[0] for case in test_rules_request.NEGATIVE}
+    names = {r.name for r in RULES} | {r.name for r in CONTEXT_RULES} | {r.name for r in REQUEST_RULES}
     assert names - positive == set()
     assert names - negative == set()
     assert positive | negative <= names
 
 
 def test_rule_names_are_unique_and_described() -> None:
-    names = [r.name for r in RULES] + [r.name for r in CONTEXT_RULES]
+    names = [r.name for r in RULES] + [r.name for r in CONTEXT_RULES] + [r.name for r in REQUEST_RULES]
     assert len(names) == len(set(names))
     assert all(r.infers and r.types for r in RULES)
 

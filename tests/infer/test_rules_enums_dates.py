@@ -30,6 +30,16 @@ POSITIVE: list[tuple[str, ResponseField, Found]] = [
     ("date-example", make_field("Released", example="12 Jun 2013"), DATE),
     ("date-example", make_field("DVD", example="01 Oct 2013"), DATE),
     ("date-example", make_field("day", example="2013-06-12"), DATE),
+    ("moment-prose-example", make_field("lastUpdateDate", description="Date on which the collection was last updated "
+                                                                      "in ISO 8601 format, for example "
+                                                                      '"2020-01-02T09:00:00+01:00".'), TIME),
+    ("moment-prose-example", make_field("CreatedDate", description="The date the version was created. For example, "
+                                                                   "<code>2018-11-27T15:10:45.123+0000</code>."), TIME),
+    ("moment-prose-example", make_field("holidays[].date", description='Date of the holiday, in ISO 8601 format. E.g. '
+                                                                       '"2016-12-25" for Christmas 2016.'), DATE),
+    ("moment-prose-example", make_field("refundDate", description="The date when the refund takes effect, in "
+                                                                  "`yyyy-mm-dd` format. For example, 2017-03-01."),
+     DATE),
     ("time-description", make_field("created", description="Creation time, an ISO 8601 timestamp."), TIME),
     ("time-description", make_field("updateTime", description="A timestamp in RFC3339 UTC \"Zulu\" format."), TIME),
     ("time-description", make_field("end", description="Format: YYYY-MM-DDTHH:MM:SSZ"), TIME),
@@ -58,6 +68,15 @@ NEGATIVE: list[tuple[str, ResponseField]] = [
     ("date-example", make_field("Year", example=2013)),
     ("date-example", make_field("release_date", example="1981-12-15", description="Depends on the precision.")),
     ("date-example", make_field("expiry", example="12/25")),
+    ("moment-prose-example", make_field("startDateTime", description="Time the event will start. For example: "
+                                                                     "2013-01-30 11:01:01")),
+    ("moment-prose-example", make_field("duration", description="Duration in ISO 8601, e.g. PT2H10M")),
+    ("moment-prose-example", make_field("expiryDate", description="Expiry date (YYYY-MM format, e.g. 2012-08)")),
+    ("moment-prose-example", make_field("link_expires_time", example="1494888499",
+                                        description="When the link expires, e.g. 2017-05-16T11:21:39Z.")),
+    ("moment-prose-example", make_field("ownerDateOfBirth", description="Date of birth, e.g. 2000-01-31T00:00:00Z.")),
+    ("moment-prose-example", make_field("created", description="The creation date in ISO 8601.")),
+    ("moment-prose-example", make_field("count", "integer", description="e.g. 2016-12-25")),
     ("time-description", make_field("runtime", description="An ISO 8601 duration.")),
     ("time-description", make_field("ts", description="A Unix timestamp, in seconds since the epoch (ISO 8601).")),
     ("time-description", make_field("start", description="Use timecode format (HH:MM:SS:FF).")),

@@ -31,6 +31,16 @@ POSITIVE: list[tuple[str, ResponseField, Found]] = [
     ("count-description", make_field("available", "integer",
                                      description="The number of total available creators in this list."), MIN0),
     ("count-description", make_field("cpus", "integer", description="How many cores are available."), MIN0),
+    ("unit-name", make_field("tracks.items[].duration_ms", "integer", description="The track length in ms."), MIN0),
+    ("unit-name", make_field("timeoutSeconds", "integer", description="Number of seconds after which the probe "
+                                                                      "times out. Defaults to 1 second."), MIN0),
+    ("unit-name", make_field("RetentionPeriodInDays", "integer"), MIN0),
+    ("unit-name", make_field("size_in_bytes", "integer", description="The size in bytes of the artifact."), MIN0),
+    ("unit-name", make_field("diskSizeGb", "integer"), MIN0),
+    ("unit-name", make_field("memoryInGB", "number"), MIN0),
+    ("unit-name", make_field("images[].height", "integer"), MIN0),
+    ("unit-name", make_field("thumbnail_width", "integer"), MIN0),
+    ("unit-name", make_field("ElapsedTimeMillis", "integer"), MIN0),
     ("price-name", make_field("prices[].price", "number", description="The price (all prices in USD)."), MIN0),
     ("price-name", make_field("unitPrice", "number"), MIN0),
     ("zero-sentinel-id", make_field("digitalId", "integer", description="Will be 0 if the comic is not available."),
@@ -51,6 +61,21 @@ POSITIVE: list[tuple[str, ResponseField, Found]] = [
 ]
 
 NEGATIVE: list[tuple[str, ResponseField]] = [
+    ("unit-name", make_field("utcOffsetMinutes", "integer")),
+    ("unit-name", make_field("timeZoneOffsetInMinutes", "integer")),
+    ("unit-name", make_field("rules[].offsetAfter.totalSeconds", "integer")),
+    ("unit-name", make_field("TimestampDeltaMilliseconds", "integer")),
+    ("unit-name", make_field("daysUntilExpiry", "integer")),
+    ("unit-name", make_field("upperBoundDays", "integer", description="Range of shift in days. Negative means shift "
+                                                                      "to earlier in time.")),
+    ("unit-name", make_field("meanTimeToFailureInMinutes", "integer", description="Valid values -2147483648 to "
+                                                                                  "2147483647")),
+    ("unit-name", make_field("logBackupRetentionHours", "integer", description="A value of -1 indicates that a log "
+                                                                               "never expires.")),
+    ("unit-name", make_field("Points[].Height", "number")),
+    ("unit-name", make_field("seconds", "string")),
+    ("unit-name", make_field("x", "integer")),
+    ("unit-name", make_field("SoldAmountLast30Days", "number")),
     ("geo-latitude", make_field("latitude", "string")),
     ("geo-latitude", make_field("latitudeE6", "number")),
     ("geo-latitude", make_field("latitude_delta", "number")),

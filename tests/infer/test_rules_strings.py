@@ -32,6 +32,13 @@ POSITIVE: list[tuple[str, ResponseField, Found]] = [
     ("code-length", make_field("lang", description="ISO 639-1 language"), {("string_fixed_length", 2)}),
     ("code-length", make_field("Currency", description="The three letter currency code."),
      {("string_fixed_length", 3)}),
+    ("code-length", make_field("countryCode", description="The ISO-3166 country code"), {("string_fixed_length", 2)}),
+    ("code-length", make_field("country", description="The country code associated with the merchant account, in "
+                                                      "ISO 3166 format."), {("string_fixed_length", 2)}),
+    ("code-length", make_field("iso_country", description="The [ISO country code](https://en.wikipedia.org/wiki/"
+                                                          "ISO_3166-1_alpha-2)."), {("string_fixed_length", 2)}),
+    ("code-length", make_field("countryCode", description='Country code of the country (ISO3166-1). E.g. "US" for '
+                                                          "the United States"), {("string_fixed_length", 2)}),
 ]
 
 NEGATIVE: list[tuple[str, ResponseField]] = [
@@ -61,6 +68,15 @@ NEGATIVE: list[tuple[str, ResponseField]] = [
     ("code-length", make_field("Amount", description="An amount in a currency compliant with ISO 4217.")),
     ("code-length", make_field("country", description="alpha-2 or alpha-3 code")),
     ("code-length", make_field("country", "integer", description="ISO 3166-1 alpha-2")),
+    ("code-length", make_field("countryCode", description="The countryCode is in ISO 3166-1 numeric format")),
+    ("code-length", make_field("CountryCode", description="Country Code in ISO 3166-1 alfa-3 Standard.")),
+    ("code-length", make_field("Country", description="A country/region specified using ISO 3166 3-digit "
+                                                      "country/region code. For example, CAN.")),
+    ("code-length", make_field("country", description="Full country names (ISO 3166)")),
+    ("code-length", make_field("country", description="The ISO-3166-1 country code of the country this "
+                                                      "configuration applies to. If this is a global configuration, "
+                                                      "Country will take the value `all`.")),
+    ("code-length", make_field("vat.country", description="The ISO 3166 standard.")),
 ]
 
 

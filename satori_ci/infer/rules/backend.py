@@ -11,16 +11,22 @@ from satori_ci.infer.interface import BackendRun, Inferred, OnInferred
 from satori_ci.infer.rules.base import evidence_key
 from satori_ci.infer.rules.context import Context
 from satori_ci.infer.rules.merge import Named, combine, reconcile, screen
-from satori_ci.infer.rules.registry import CONTEXT_RULES, rules_for
+from satori_ci.infer.rules.registry import CONTEXT_RULES, REQUEST_RULES, rules_for
+from satori_ci.infer.rules.request import Request, requests_of
 from satori_ci.oracles.model import Oracle
-from satori_ci.spec.model import OperationKey, ResponseField
+from satori_ci.spec.model import OperationKey, ResponseField, Spec
 from satori_ci.spec.paths import ITEMS, MAP_VALUES, FieldPathError, parse, render
 
 
-def field_oracles(field: ResponseField, notes: list[str]) -> tuple[Oracle, ...]:
-    """The oracles of one field from its own facts: declared first, then the rules' (screened, reconciled)."""
+def field_oracles(field: ResponseField, notes: list[str], exclude: frozenset[str] = frozenset()
+                  ) -> tuple[Oracle, ...]:
+    """The oracles of one field from its own facts: declared first, then the rules' (screened, reconciled).
+
+    Rules named in `exclude` are not run (the leave-one-API-out bench leaves out rules fitted to an API).
+    """
     declared = declared_oracles(field)
-    found: list[Named] = [(rule.name, o) for rule in rules_for(field.type) for o in rule.apply(field)]
+    found: list[Named] = [(rule.name, o) for rule in rules_for(field.type) if rule.name not in exclude
+                          for o in rule.apply(field)]
     if not found:
         return declared
     derived = reconcile(screen(field, found, notes), notes)
@@ -78,15 +84,16 @@ def related(field: ResponseField, context: Sequence[ResponseField],
             [j for j in same_name if (context[j].operation, context[j].field) != own])
 
 
-def wants_context(field: ResponseField) -> bool:
-    return any(r.wants(field) for r in CONTEXT_RULES)
+def wants_context(field: ResponseField, exclude: frozenset[str] = frozenset()) -> bool:
+    return any(r.wants(field) for r in CONTEXT_RULES if r.name not in exclude)
 
 
 class _OwnOracles:
     """Each field's oracles from its own facts, computed once (equal evidence shares the work)."""
 
-    def __init__(self) -> None:
+    def __init__(self, exclude: frozenset[str] = frozenset()) -> None:
         self._by_evidence: dict[Hashable, tuple[tuple[Oracle, ...], list[str]]] = {}
+        self._exclude = exclude
 
     def of(self, field: ResponseField) -> tuple[tuple[Oracle, ...], list[str]]:
         key = evidence_key(field)
@@ -94,7 +101,7 @@ class _OwnOracles:
             known, known_notes = self._by_evidence[key]
             return tuple(restate(o, field) for o in known), list(known_notes)
         notes: list[str] = []
-        oracles = field_oracles(field, notes)
+        oracles = field_oracles(field, notes, self._exclude)
         if key is not None:
             self._by_evidence[key] = (oracles, notes)
         return oracles, list(notes)
@@ -105,19 +112,25 @@ class RulesBackend:
 
     Two rules also read other fields (siblings in the same object, same-name fields of the API).
     `context` is the whole spec's field list, so that inferring a few changed fields sees the same
-    neighbours as a full run; without it, the fields passed to `infer` are the context.
+    neighbours as a full run; without it, the fields passed to `infer` are the context. With `spec`, the
+    request rules also read each operation's parameters (a page-size `limit` bounds the response's list),
+    and `context` defaults to the spec's fields. Rules named in `exclude` are not run (for benches that
+    measure a rule set without some rules).
     """
 
     name = "rules"
 
-    def __init__(self, context: Sequence[ResponseField] | None = None) -> None:
-        self.context = context
+    def __init__(self, context: Sequence[ResponseField] | None = None, exclude: frozenset[str] = frozenset(),
+                 spec: Spec | None = None) -> None:
+        self.context = context if context is not None or spec is None else spec.fields
+        self.exclude = exclude
+        self.spec = spec
 
     def infer(self, fields: Sequence[ResponseField], on_inferred: OnInferred | None = None) -> BackendRun:
-        own = _OwnOracles()
+        own = _OwnOracles(self.exclude)
         results = [own.of(field) for field in fields]
         context = self.context if self.context is not None else fields
-        candidates = [i for i, f in enumerate(fields) if wants_context(f)]
+        candidates = [i for i, f in enumerate(fields) if wants_context(f, self.exclude)]
         if candidates:
             groups = context_groups(context)
             for i in candidates:
@@ -125,12 +138,14 @@ class RulesBackend:
                 siblings, namesakes = related(field, context, groups)
                 ctx = Context(siblings=[(context[j], own.of(context[j])[0]) for j in siblings],
                               namesakes=[(context[j], own.of(context[j])[0]) for j in namesakes])
-                found: list[Named] = [(r.name, o) for r in CONTEXT_RULES if r.wants(field)
-                                      for o in r.apply(field, ctx)]
+                found: list[Named] = [(r.name, o) for r in CONTEXT_RULES
+                                      if r.name not in self.exclude and r.wants(field) for o in r.apply(field, ctx)]
                 if found:
                     oracles, notes = results[i]
                     derived = reconcile(screen(field, found, notes), notes)
                     results[i] = (combine(oracles, derived, notes), notes)
+        if self.spec is not None:
+            self._request_rules(fields, context, results)
         out: list[Inferred] = []
         for field, (oracles, notes) in zip(fields, results, strict=True):
             inferred = Inferred(field=field, oracles=oracles, notes=tuple(notes))
@@ -140,21 +155,52 @@ class RulesBackend:
         return BackendRun(results=tuple(out))
 
 
-def context_digests(fields: Sequence[ResponseField]) -> dict[tuple[OperationKey, str], str]:
+    def _request_rules(self, fields: Sequence[ResponseField], context: Sequence[ResponseField],
+                       results: list[tuple[tuple[Oracle, ...], list[str]]]) -> None:
+        """Add what the request rules infer from each field's operation (a page size bounds the list)."""
+        assert self.spec is not None
+        rules = [r for r in REQUEST_RULES if r.name not in self.exclude]
+        candidates = [i for i, f in enumerate(fields) if any(r.wants(f) for r in rules)]
+        if not candidates:
+            return
+        requests = requests_of(self.spec, context)
+        for i in candidates:
+            field = fields[i]
+            request = requests.get(field.operation)
+            if request is None:
+                continue
+            found: list[Named] = [(r.name, o) for r in rules if r.wants(field) for o in r.apply(field, request)]
+            if found:
+                oracles, notes = results[i]
+                derived = reconcile(screen(field, found, notes), notes)
+                results[i] = (combine(oracles, derived, notes), notes)
+
+
+def _request_items(field: ResponseField, request: Request | None) -> list[tuple[str, str, str]]:
+    if request is None or not any(r.wants(field) for r in REQUEST_RULES):
+        return []
+    sizes = ",".join(f"{p.name}<={p.maximum}" for p in request.page_sizes)
+    return [("request", sizes, ",".join(request.outer_arrays))]
+
+
+def context_digests(fields: Sequence[ResponseField], spec: Spec | None = None) -> dict[tuple[OperationKey, str], str]:
     """For each field a context rule reads neighbours for: a hash of those neighbours' fingerprints.
 
-    The oracle file keeps it next to the field's own fingerprint; when a neighbour changes, the
-    digest changes and the field is inferred again.
+    With `spec`, also for each field a request rule reads its operation's parameters for: those parameters
+    (a page size and its maximum) and the response's outer arrays are part of the hash. The oracle file
+    keeps it next to the field's own fingerprint; when a neighbour or the request changes, the digest
+    changes and the field is inferred again.
     """
-    wanted = [f for f in fields if wants_context(f)]
+    requests = requests_of(spec, fields) if spec is not None else {}
+    wanted = [f for f in fields if wants_context(f) or _request_items(f, requests.get(f.operation))]
     if not wanted:
         return {}
     groups = context_groups(fields)
     out: dict[tuple[OperationKey, str], str] = {}
     for field in wanted:
-        siblings, namesakes = related(field, fields, groups)
+        siblings, namesakes = related(field, fields, groups) if wants_context(field) else ([], [])
         items = sorted({(str(fields[j].operation), fields[j].field, fields[j].fingerprint)
-                        for j in (*siblings, *namesakes)})
+                        for j in (*siblings, *namesakes)} | set(_request_items(field, requests.get(field.operation))))
         payload = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
         out[(field.operation, field.field)] = hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
     return out

@@ -72,13 +72,27 @@ def in_hal_links(field: ResponseField) -> bool:
     return field.field.startswith("_links") or "._links." in field.field
 
 
+_SIGNED_CONTEXT = frozenset({"offset", "offsets", "zone", "timezone", "utc", "gmt", "tz", "delta", "deltas"})
+
+
+def in_signed_context(field: ResponseField) -> bool:
+    """In an object whose own name makes its numbers signed: `offsetAfter.totalSeconds` (a time-zone offset)."""
+    path = field.field
+    cut = path.rfind(".")
+    if cut <= 0:
+        return False
+    parent = path[:cut]
+    return bool(_SIGNED_CONTEXT.intersection(split_words(parent[parent.rfind(".") + 1 :])))
+
+
 def evidence_key(field: ResponseField) -> Hashable | None:
     """Everything a rule may read about a field; fields with equal keys get the same oracles.
 
-    Rules read the field's path only through `is_top_level` and `in_hal_links`. None when a fact
-    (an example object, say) cannot be hashed.
+    Rules read the field's path only through `is_top_level`, `in_hal_links` and `in_signed_context`. None
+    when a fact (an example object, say) cannot be hashed.
     """
-    key = (field.name, field.type, field.facts, field.operation.status, is_top_level(field), in_hal_links(field))
+    key = (field.name, field.type, field.facts, field.operation.status, is_top_level(field), in_hal_links(field),
+           in_signed_context(field))
     try:
         hash(key)
     except TypeError:

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import re
 
-from satori_ci.infer.rules.base import STRING, Rule, make, prose, sentence, show_examples, string_examples, texts, words
+from satori_ci.infer.rules.base import (
+    STRING,
+    Rule,
+    examples,
+    make,
+    prose,
+    prose_examples,
+    sentence,
+    show_examples,
+    string_examples,
+    texts,
+    words,
+)
 from satori_ci.oracles import predicates as checks
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
@@ -66,6 +78,38 @@ def date_example(field: ResponseField) -> list[Oracle]:
     if not values or not _moment_field(field) or not all(checks.is_date(v) for v in values):
         return []
     return [make(field, DATE, None, f"{show_examples(values)}: a calendar date")]
+
+
+_TIME_WORDS = frozenset({"time", "times", "datetime", "timestamp", "hour", "hours", "clock"})
+_TIME_IN_PROSE = re.compile(r"\b(?:time|times|datetime|date-time|timestamp|hh|hour|hours)\b", _I)
+
+
+def moment_prose_example(field: ResponseField) -> list[Oracle]:
+    """Examples quoted in the prose ('for example "2020-01-02T09:00:00+01:00"') that are all date-times, or
+    all calendar dates on a field that never mentions a time of day ('E.g. "2016-12-25" for Christmas').
+
+    corpus (`python3 bench/cues.py rule moment-prose-example`; dev APIs left out): fires on 4,756 string
+    fields (427 distinct field evidences, 67 APIs), 390 of them date-times. 40 random distinct date-time hits
+    without a format keyword read, 40 right (eBay 'This timestamp is in ISO 8601 format ...
+    2015-08-04T19:09:02.768Z', Glacier, Google Wallet and SQL, Lambda, Security Hub). Calendar dates: 37
+    distinct, the 20 without a format keyword all read, 20 right (Zuora 'in `yyyy-mm-dd` format. For example,
+    2017-05-20', Square, Google holidays). Before the time-of-day veto one more was wrong: 'Time the event
+    will start. For example: 2013-01-30 11:01:01' (the quote stops at the space).
+    """
+    if field.type != "string" or not _moment_field(field) or _BIRTH & set(words(field)):
+        return []
+    stated = prose_examples(field)
+    if not stated:
+        return []
+    values = tuple(v for v in examples(field) if isinstance(v, str)) + stated
+    if len(values) != len(examples(field)) + len(stated):
+        return []
+    if all(checks.is_time(v) and _DATED.match(v) for v in values):
+        return [make(field, TIME, None, f"prose {show_examples(stated)}: a date-time")]
+    if all(checks.is_date(v) for v in values) and not (_TIME_WORDS & set(words(field))
+                                                        or _TIME_IN_PROSE.search(prose(field))):
+        return [make(field, DATE, None, f"prose {show_examples(stated)}: a calendar date")]
+    return []
 
 
 _TIME_PROSE = re.compile(
@@ -140,6 +184,12 @@ RULES = (
         STRING,
         "string_is_date when every example is a calendar date",
         date_example,
+    ),
+    Rule(
+        "moment-prose-example",
+        STRING,
+        "string_is_time/string_is_date when every example quoted in the prose is a date-time/a calendar date",
+        moment_prose_example,
     ),
     Rule(
         "time-description",

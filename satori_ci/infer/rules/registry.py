@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from satori_ci.infer.rules import dates, enums, numbers, ranges, strings, urls
+from satori_ci.infer.rules import constants, dates, enums, numbers, ranges, strings, urls
 from satori_ci.infer.rules.base import Rule
 from satori_ci.infer.rules.context import CONTEXT_RULES, ContextRule
+from satori_ci.infer.rules.request import REQUEST_RULES, RequestRule
 
 RULES: tuple[Rule, ...] = (
     *urls.RULES,
     *strings.RULES,
     *enums.RULES,
+    *constants.RULES,
     *dates.RULES,
     *numbers.RULES,
     *ranges.RULES,
@@ -24,4 +26,4 @@ def rules_for(field_type: str) -> tuple[Rule, ...]:
     return RULES_BY_TYPE.get(field_type, ())
 
 
-__all__ = ["CONTEXT_RULES", "RULES", "ContextRule", "Rule", "rules_for"]
+__all__ = ["CONTEXT_RULES", "REQUEST_RULES", "RULES", "ContextRule", "RequestRule", "Rule", "rules_for"]
