@@ -236,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="corpus APIs a rule must fire on to count as not fitted (default 5)")
     args = parser.parse_args(argv)
     folders = sorted(
-        d for d in require_data(args.data).iterdir() if (d / "labels.jsonl").is_file() and (d / "fields.jsonl").is_file()
+        d for d in require_data(args.data).iterdir()
+        if (d / "labels.jsonl").is_file() and (d / "fields.jsonl").is_file()
     )
     if not folders:
         print(f"no labelled folders under {args.data}", file=sys.stderr)
