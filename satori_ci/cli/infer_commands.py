@@ -23,6 +23,7 @@ from satori_ci.oracles.diff import diff_oracle_files
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, dump_oracle_file, load_oracle_file
 from satori_ci.report.oracle_text import interchange_jsonl, oracle_diff_json, oracle_diff_text
+from satori_ci.spec.model import Spec
 from satori_ci.spec.source import git_toplevel, is_within
 
 DEFAULT_MODEL = "gpt-4o"
@@ -114,7 +115,8 @@ def llm_config(args: argparse.Namespace) -> LLMConfig | None:
                      concurrency=max(1, args.concurrency), max_calls=args.max_calls, max_tokens=args.max_tokens)
 
 
-def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args: argparse.Namespace
+def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args: argparse.Namespace,
+                  spec: Spec | None = None
                   ) -> UpdateResult:
     bar = ProgressBar("inferring", enabled=not args.quiet)
     total = 0
@@ -129,8 +131,8 @@ def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args
         if args.backend != "llm":
             bar.update(done, total)
 
-    backend = make_backend(args.backend, llm_config(args), progress, context=fields)
-    digests = context_digests(fields)
+    backend = make_backend(args.backend, llm_config(args), progress, context=fields, spec=spec)
+    digests = context_digests(fields, spec)
     total = len(plan_inference(fields, previous, digests).to_infer)
     try:
         return update_oracle_file(spec_file, fields, previous, backend, on_inferred, digests)
@@ -162,7 +164,7 @@ def run_infer(args: argparse.Namespace) -> int:
     outside_ok = bool(args.oracles) and path.is_absolute()
     ensure_inside_workspace(path, outside_ok=outside_ok)  # before reading it, and before any inference
     previous = read_oracle_file(path)
-    result = run_inference(spec.file, spec.fields, previous, args)
+    result = run_inference(spec.file, spec.fields, previous, args, spec)
     write_atomically(path, dump_oracle_file(result.file), outside_ok=outside_ok)
     if args.jsonl:
         sys.stdout.write(interchange_jsonl(result.file.enabled_oracles()))
