@@ -36,9 +36,10 @@ from satori_ci.github.inputs import Backend, CommentMode, input_value
 from satori_ci.github.outputs import append_outputs, append_summary, endgroup, error, group, mask_lines, notice, warning
 from satori_ci.github.specs import select_specs
 from satori_ci.infer.llm import LLMConfig
+from satori_ci.observe.store import dump_store
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec
+from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec, store_file_of
 from satori_ci.postman.team import TeamCollection, TeamCollectionError
 from satori_ci.redaction import (
     current,
@@ -161,12 +162,17 @@ def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, 
             say(warning(f"satori-ci: {path}: {note}"))
         oracle_file = default_oracle_path(path, ctx.inputs.oracles_dir or trusted.oracles_dir or ".satori")
         ensure_inside_workspace(oracle_file)  # before it is read or anything is sent
+        store_file = store_file_of(oracle_file)
+        ensure_inside_workspace(store_file)
+        # the suspects come from the store as the base commit has it (the head's is the pull request's proposal)
+        trusted_store = f"{rev}:{store_file.as_posix()}" if rev else store_file.as_posix()
         out.append(SpecTarget(
             head=path, base=f"{ctx.base_sha}:{path}" if ctx.base_sha else None,
             oracle_file=oracle_file,
             settings=settings, staging_url=staging.url, headers=staging.headers, plan=plan,
             min_exercised=sending.requests.min_exercised if sending.requests.min_exercised is not None else 1,
             fail_on_server_errors=sending.requests.server_errors != "report", team=team,
+            trusted_store=trusted_store,
         ))
     return out
 
@@ -244,6 +250,8 @@ def run(ctx: ActionContext, progress: Progress | None = None) -> int:
         if outcome.updated is not None:
             write_atomically(target.oracle_file, dump_oracle_file(outcome.updated))
             written.append(target.oracle_file.as_posix())
+        if outcome.store is not None:
+            write_atomically(store_file_of(target.oracle_file), dump_store(outcome.store))
     report = CheckReport(tuple(checks), ctx.inputs.fail_on)
     overflows = _comment(ctx, report)
     if ctx.summary_path is not None:

@@ -7,11 +7,19 @@ schema-valid and non-null: types are kept, a field's declared enum, bounds and i
 (an enum string becomes another member of the enum). The mutated responses go through the same check as
 `satori-ci verify`. A mutant is caught when it has a violation its original response does not have.
 
-Printed per operation and oracle source (the labels in labels.jsonl, and the rules backend's inference):
-the share of mutants caught (the fault detection rate, FDR, as in the SATORI paper) next to the share of
-unmutated responses that already fail (false alarms, or real API bugs the labels document).
+Printed per operation and oracle source: (a) `rules`, the rules backend's inference; (b) `+observed`, the
+rules plus the oracles `satori_ci.observe` proposes from observed responses, learned from one half of the
+operation's recorded responses and checked on the mutants (and the unmutated responses) of the other half,
+both ways round (even lines learn and odd lines are checked, then the reverse: two-fold cross-validation,
+so every mutant is checked once, by oracles learned without its response); (c) `labels`, the ground truth
+in labels.jsonl. For each: the share of mutants caught (the fault detection rate, FDR, as in the SATORI
+paper), the share of unmutated responses that already fail (false alarms, or real API bugs), and the share
+that fail on something else than the known real bugs (`other`: a violation of a (field, kind) that no label
+violated on the unmutated responses; labels.notes.md documents those). The observed oracles are all
+accepted (enabled), as a reviewer would accept them; `--observe-min N` is the responses an operation needs
+before anything is proposed (default 20, of the 25 of a half), `--alpha` the level of the confidence tests.
 
-    python3 bench/fault_detection.py [--rounds 100] [--seed 0] [--data DIR]
+    python3 bench/fault_detection.py [--rounds 100] [--seed 0] [--data DIR] [--observe-min 20] [--alpha 0.01]
 """
 
 from __future__ import annotations
@@ -24,15 +32,18 @@ import string
 import sys
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from satori_ci.oracles.file import normalize_value
+from satori_ci.observe.apply import apply_proposals
+from satori_ci.observe.fields import observed_fields
+from satori_ci.observe.propose import ProposalSettings, propose
+from satori_ci.oracles.file import FieldEntry, OracleFile, normalize_value
 from satori_ci.oracles.kinds import OracleKind
-from satori_ci.oracles.model import Oracle
+from satori_ci.oracles.model import OBSERVED, Oracle
 from satori_ci.run.verify import Recorded, verify_responses
 from satori_ci.spec import FieldFacts, Spec, load_spec
 from satori_ci.spec.model import OperationKey
@@ -63,6 +74,18 @@ def rules_oracles(spec: Spec, fields: list[Any]) -> list[Oracle] | None:
     except ImportError:
         return None
     return [o for r in RulesBackend(spec.fields).infer(fields).results for o in r.oracles]
+
+
+def learned_oracles(spec: Spec, fields: list[Any], existing: list[Oracle], train: list[Recorded],
+                    null_like: tuple[str, ...], settings: ProposalSettings) -> list[Oracle]:
+    """The observed oracles proposed from `train` that the oracle file would take next to `existing`, accepted."""
+    result = verify_responses(spec, [], train, null_like, observe=observed_fields(fields))
+    assert result.observed is not None
+    entries = [FieldEntry(f.operation, f.field, f.fingerprint,
+                          tuple(o for o in existing if o.operation == f.operation and o.field == f.field))
+               for f in fields]
+    merged = apply_proposals(OracleFile("", tuple(entries)), propose(result.observed, fields, settings))
+    return [replace(o, enabled=True) for e in merged.entries for o in e.oracles if o.source == OBSERVED]
 
 
 # -- mutation ------------------------------------------------------------------------------------------
@@ -208,6 +231,9 @@ def mutate(body: Any, facts: dict[str, FieldFacts], rng: random.Random) -> tuple
 class Score:
     responses: int = 0
     false_alarms: int = 0
+    other_alarms: int = 0
+    """False alarms that are not the known real bugs (a (field, kind) no label violated on real responses)."""
+    oracles: int = 0
     mutants: int = 0
     caught: int = 0
     by_operator: Counter[str] = field(default_factory=Counter)
@@ -224,7 +250,28 @@ def _signatures(spec: Spec, oracles: list[Oracle], recorded: list[Recorded],
     return out
 
 
-def measure(folder: Path, rounds: int, seed: int) -> dict[str, Score]:
+Signature = tuple[str, str, str, str]
+
+
+def _score(score: Score, spec: Spec, oracles: list[Oracle], originals: list[tuple[int, Recorded]],
+           mutants: list[tuple[int, str, Recorded]], null_like: tuple[str, ...], known: set[tuple[str, str]]) -> None:
+    """Add the false alarms on `originals` and the mutants caught (mutants of other responses are not scored)."""
+    before_list = _signatures(spec, oracles, [r for _, r in originals], null_like)
+    before = {i: found for (i, _), found in zip(originals, before_list, strict=True)}
+    score.responses += len(originals)
+    score.false_alarms += sum(1 for s in before_list if s)
+    score.other_alarms += sum(1 for s in before_list if any((f, k) not in known for f, k, _, _ in s))
+    mine = [m for m in mutants if m[0] in before]
+    after = _signatures(spec, oracles, [m for _, _, m in mine], null_like)
+    for (i, operator, _), found in zip(mine, after, strict=True):
+        score.mutants += 1
+        score.by_operator[operator] += 1
+        if found - before[i]:
+            score.caught += 1
+            score.caught_by_operator[operator] += 1
+
+
+def measure(folder: Path, rounds: int, seed: int, settings: ProposalSettings | None = None) -> dict[str, Score]:
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     null_like = tuple(meta.get("null_like") or ())
     spec = load_spec(str(folder / "spec.json"))
@@ -237,7 +284,8 @@ def measure(folder: Path, rounds: int, seed: int) -> dict[str, Score]:
     if inferred is not None:
         sources["rules"] = inferred
     lines = [json.loads(x) for x in (folder / "responses.jsonl").read_text(encoding="utf-8").splitlines() if x]
-    originals = [Recorded(f"{folder.name}:{i + 1}", x["method"], x["path"], str(x["status"]), x["body"])
+    originals = [Recorded(f"{folder.name}:{i + 1}", x["method"], x["path"], str(x["status"]), x["body"],
+                          str(x.get("query") or ""), str(x.get("path_params") or ""))
                  for i, x in enumerate(lines)]
     rng = random.Random(f"{seed}:{folder.name}")
     mutants: list[tuple[int, str, Recorded]] = []
@@ -247,23 +295,32 @@ def measure(folder: Path, rounds: int, seed: int) -> dict[str, Score]:
             if change is not None:
                 mutants.append((i, change[0], Recorded(f"{original.where}#{r}", original.method, original.path,
                                                        original.status, change[1])))
+    known = {(f, k) for s in _signatures(spec, sources["labels"], originals, null_like) for f, k, _, _ in s}
+    everything = list(enumerate(originals))
     scores: dict[str, Score] = {}
     for name, oracles in sources.items():
-        score = scores[name] = Score(responses=len(originals))
-        before = _signatures(spec, oracles, originals, null_like)
-        score.false_alarms = sum(1 for s in before if s)
-        after = _signatures(spec, oracles, [m for _, _, m in mutants], null_like)
-        for (i, operator, _), found in zip(mutants, after, strict=True):
-            score.mutants += 1
-            score.by_operator[operator] += 1
-            if found - before[i]:
-                score.caught += 1
-                score.caught_by_operator[operator] += 1
-    return scores
+        score = scores[name] = Score(oracles=len(oracles))
+        _score(score, spec, oracles, everything, mutants, null_like, known)
+    if "rules" in sources:
+        score = scores["+observed"] = Score()
+        for fold in (0, 1):
+            train = [r for i, r in everything if i % 2 == fold]
+            held = [(i, r) for i, r in everything if i % 2 != fold]
+            learned = learned_oracles(spec, fields, sources["rules"], train, null_like,
+                                      settings or ProposalSettings())
+            score.oracles += len(sources["rules"]) + len(learned)
+            _score(score, spec, [*sources["rules"], *learned], held, mutants, null_like, known)
+        score.oracles //= 2
+    return {name: scores[name] for name in ("rules", "+observed", "labels") if name in scores}
 
 
 def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:5.1f}%" if b else "    -"
+
+
+def _line(name: str, source: str, s: Score) -> str:
+    return (f"{name:<22} {source:<10} {s.oracles:>7} {s.responses:>9} {s.mutants:>8} {_pct(s.caught, s.mutants):>7} "
+            f"{_pct(s.false_alarms, s.responses):>13} {_pct(s.other_alarms, s.responses):>7}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,35 +328,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=100, help="mutants per recorded response (default 100)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--observe-min", type=int, default=ProposalSettings().min_responses, metavar="N",
+                        help="observed responses an operation needs before oracles are proposed (default 20)")
+    parser.add_argument("--alpha", type=float, default=ProposalSettings().alpha,
+                        help="the confidence tests' level: how unlikely by chance a proposal must be (default 0.01)")
     args = parser.parse_args(argv)
     folders = sorted(d for d in args.data.iterdir() if (d / "responses.jsonl").is_file()
                      and (d / "labels.jsonl").is_file()) if args.data.is_dir() else []
     if not folders:
         print(f"no labelled operations with responses under {args.data}", file=sys.stderr)
         return 2
-    print(f"{'operation':<22} {'oracles':<7} {'responses':>9} {'mutants':>8} {'FDR':>7} {'false alarms':>13}")
+    settings = ProposalSettings(min_responses=args.observe_min, alpha=args.alpha)
+    print(f"{'operation':<22} {'oracles':<10} {'count':>7} {'responses':>9} {'mutants':>8} {'FDR':>7} "
+          f"{'false alarms':>13} {'other':>7}")
     totals: dict[str, Score] = {}
+    rates: dict[str, list[float]] = {}
     for folder in folders:
-        for name, s in measure(folder, args.rounds, args.seed).items():
-            print(f"{folder.name:<22} {name:<7} {s.responses:>9} {s.mutants:>8} {_pct(s.caught, s.mutants):>7} "
-                  f"{_pct(s.false_alarms, s.responses):>13}")
+        for name, s in measure(folder, args.rounds, args.seed, settings).items():
+            print(_line(folder.name, name, s))
             t = totals.setdefault(name, Score())
-            t.responses += s.responses
-            t.false_alarms += s.false_alarms
-            t.mutants += s.mutants
-            t.caught += s.caught
+            for attr in ("responses", "false_alarms", "other_alarms", "mutants", "caught", "oracles"):
+                setattr(t, attr, getattr(t, attr) + getattr(s, attr))
             t.by_operator.update(s.by_operator)
             t.caught_by_operator.update(s.caught_by_operator)
+            rates.setdefault(name, []).append(s.caught / s.mutants if s.mutants else 0.0)
     for name, t in totals.items():
-        print(f"{'all':<22} {name:<7} {t.responses:>9} {t.mutants:>8} {_pct(t.caught, t.mutants):>7} "
-              f"{_pct(t.false_alarms, t.responses):>13}")
+        print(_line("all (pooled)", name, t))
+    for name, found in rates.items():
+        print(f"{'mean of operations':<22} {name:<10} {'':>7} {'':>9} {'':>8} {100 * sum(found) / len(found):6.1f}%")
     print("\nFDR by mutation (all operations):")
     names = list(totals)
-    print(f"{'mutation':<24} {'mutants':>8} " + " ".join(f"{n:>7}" for n in names))
+    print(f"{'mutation':<24} {'mutants':>8} " + " ".join(f"{n:>10}" for n in names))
     first = totals[names[0]]
     for operator in sorted(first.by_operator):
         print(f"{operator:<24} {first.by_operator[operator]:>8} "
-              + " ".join(f"{_pct(totals[n].caught_by_operator[operator], totals[n].by_operator[operator]):>7}"
+              + " ".join(f"{_pct(totals[n].caught_by_operator[operator], totals[n].by_operator[operator]):>10}"
                          for n in names))
     return 0
 

@@ -18,12 +18,13 @@ from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
 from satori_ci.cli.run_commands import add_max_response_bytes
 from satori_ci.cli.spec_commands import add_spec_options
-from satori_ci.config import ProjectConfig, load_config
+from satori_ci.config import ObserveSettings, ProjectConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS
 from satori_ci.infer.llm import LLMConfig
+from satori_ci.observe.store import dump_store
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec
+from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec, store_file_of
 from satori_ci.redaction import current
 from satori_ci.report.json_report import report_json
 from satori_ci.report.model import CheckReport, FailOn
@@ -62,10 +63,14 @@ def run_check(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     spec_path = _spec_path(args.head)
     settings = config.for_spec(spec_path)
+    if args.no_observe:
+        settings = replace(settings, observe=ObserveSettings(enabled=False))
     oracle_file = Path(args.oracles) if args.oracles else default_oracle_path(
         spec_path, config.oracles_dir or ".satori")
     outside_ok = bool(args.oracles) and oracle_file.is_absolute()
+    store_file = store_file_of(oracle_file)
     ensure_inside_workspace(oracle_file, outside_ok=outside_ok)  # before reading it or sending anything
+    ensure_inside_workspace(store_file, outside_ok=outside_ok)
     url = settings.staging(environ, args.staging_url).url
     inputs = request_inputs(args, settings, environ)
     notes = list(inputs.notes)
@@ -78,7 +83,7 @@ def run_check(args: argparse.Namespace) -> int:
     target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
                         staging_url=url, headers=inputs.headers, plan=inputs.plan,
                         min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors,
-                        team=inputs.team)
+                        team=inputs.team, trusted_store=trusted_store_ref(args.base, store_file))
     try:
         outcome = check_spec(target, options)
     finally:
@@ -86,10 +91,24 @@ def run_check(args: argparse.Namespace) -> int:
         requests_bar.close()
     if outcome.updated is not None and not args.no_write:
         write_atomically(oracle_file, dump_oracle_file(outcome.updated), outside_ok=outside_ok)
+    if outcome.store is not None and not args.no_write:
+        write_atomically(store_file, dump_store(outcome.store), outside_ok=outside_ok)
     fail_on = FailOn(args.fail_on) if args.fail_on else (config.fail_on or FailOn.VIOLATIONS)
     report = CheckReport((outcome.check,), fail_on)
     emit(report, args.json, notes)
     return report.exit_code
+
+
+def trusted_store_ref(base: str | None, store_file: Path) -> str | None:
+    """With `--base REV:path`, the observation store as it is at REV (its suspects do not fail the check);
+    None for a base that is a file, or none."""
+    if base is None or os.path.exists(base) or ":" not in base:
+        return None
+    rev = base.partition(":")[0]
+    relative = os.path.relpath(store_file) if store_file.is_absolute() else store_file.as_posix()
+    if relative.startswith(".."):
+        return None
+    return f"{rev}:./{Path(relative).as_posix()}"
 
 
 def emit(report: CheckReport, as_json: bool, notes: list[str]) -> None:
@@ -170,7 +189,10 @@ def register(sub: Any) -> None:
                        help="seconds per request, the whole exchange: connect, headers and body (default 30)")
     add_max_response_bytes(check)
     check.add_argument("--json", action="store_true", help="machine-readable report")
-    check.add_argument("--no-write", action="store_true", help="do not update the oracle file")
+    check.add_argument("--no-write", action="store_true",
+                       help="do not update the oracle file nor the observation store next to it")
+    check.add_argument("--no-observe", action="store_true",
+                       help="do not feed the responses to the observation store, nor suggest observed oracles")
     check.add_argument("--quiet", action="store_true", help="no progress bar")
     add_spec_options(check)
     add_request_options(check)

@@ -10,14 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from satori_ci.cli.errors import UsageError
+from satori_ci.cli.infer_commands import ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import RequestInputs, add_request_options, check_base_url, request_inputs
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
 from satori_ci.config import SpecConfig, load_config
 from satori_ci.exit_codes import ExitCode
-from satori_ci.oracles.file import load_oracle_file
+from satori_ci.observe.apply import pending
+from satori_ci.observe.fields import observed_fields
+from satori_ci.observe.propose import ready
+from satori_ci.observe.store import dump_store
+from satori_ci.observe.update import observe_update
+from satori_ci.oracles.file import dump_oracle_file, load_oracle_file
 from satori_ci.oracles.freshness import staleness
 from satori_ci.oracles.model import Oracle
+from satori_ci.pipeline import observable, proposal_settings, read_store, store_file_of
 from satori_ci.plan import plan_requests
 from satori_ci.postman.collection import Collection, build_collection
 from satori_ci.redaction import redact
@@ -26,7 +33,7 @@ from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
-from satori_ci.spec import Spec
+from satori_ci.spec import ResponseField, Spec
 
 
 def _read_text(path: str, what: str) -> str:
@@ -74,14 +81,57 @@ def null_like(args: argparse.Namespace, spec: Spec) -> tuple[str, ...]:
     return _settings(args, spec).null_like
 
 
-def _planned_collection(args: argparse.Namespace, spec: Spec, oracles: list[Oracle], base_url: str | None
-                        ) -> tuple[Collection, RequestInputs]:
-    """The collection of what the plan sends, under the flags and the config's `requests:`."""
+def _planned_collection(args: argparse.Namespace, spec: Spec, oracles: list[Oracle], base_url: str | None,
+                        observe: list[ResponseField] | None = None) -> tuple[Collection, RequestInputs]:
+    """The collection of what the plan sends, under the flags and the config's `requests:`; `observe`: the fields
+    whose values each response is summarized for (the observation store)."""
     settings = _settings(args, spec)
     inputs = request_inputs(args, settings, os.environ)
     plan = plan_requests(spec, inputs.plan)
     nulls = tuple(args.null_like) if args.null_like else settings.null_like
-    return build_collection(spec, oracles, base_url, nulls, plan, inputs.team, inputs.plan.unsafe), inputs
+    fields = observed_fields(observe) if observe is not None else None
+    return build_collection(spec, oracles, base_url, nulls, plan, inputs.team, inputs.plan.unsafe, fields), inputs
+
+
+def _observed(args: argparse.Namespace, spec: Spec) -> list[ResponseField] | None:
+    """The fields to observe, or None when observing is off (`--no-observe`, `observe: false`); refuses (before
+    anything is sent) an oracle file or a store that observing would write outside the repository."""
+    settings = _settings(args, spec)
+    if args.no_observe or not settings.observe.enabled:
+        return None
+    oracle_path = Path(args.oracles)
+    for path in (oracle_path, store_file_of(oracle_path)):
+        ensure_inside_workspace(path, outside_ok=oracle_path.is_absolute())
+    return observable(spec.fields, settings)
+
+
+def _observe(args: argparse.Namespace, spec: Spec, fields: list[ResponseField] | None, result: RunResult) -> None:
+    """The run's observations into the store next to the oracle file, and its suggestions into the file."""
+    if fields is None or result.observed is None:
+        return
+    oracle_path = Path(args.oracles)
+    outside_ok = oracle_path.is_absolute()
+    store_file = store_file_of(oracle_path)
+    text = _read_text(args.oracles, "oracle file")
+    file = load_oracle_file(text, args.oracles)
+    settings = proposal_settings(_settings(args, spec))
+    found = observe_update(file, read_store(store_file), result.observed, fields, settings,
+                           lambda v: redact(v) != v)
+    write_atomically(store_file, dump_store(found.store), outside_ok=outside_ok)
+    if found.file != file:
+        write_atomically(oracle_path, dump_oracle_file(found.file), outside_ok=outside_ok)
+    waiting = pending(found.file)
+    ops = found.store.operations.values()
+    ready_ops = sum(1 for op in ops if ready(op, settings))
+    said = (f"{len(waiting)} observed oracle(s) suggested in {args.oracles}, off until you accept one with "
+            "`enabled: true`" if waiting else
+            f"no oracle suggested yet ({ready_ops} of {len(ops)} operation(s) have the {settings.min_responses} "
+            f"responses from {settings.min_requests} requests suggestions need)")
+    print(f"satori-ci: observed {_plural(found.responses, 'response')} into {store_file}; {said}", file=sys.stderr)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def run_collection(args: argparse.Namespace) -> int:
@@ -127,7 +177,8 @@ def run_run(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
     oracles = read_oracles(args.oracles, spec)
     check_base_url(args.base_url, "--base-url")
-    collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
+    observe = _observed(args, spec)
+    collection, inputs = _planned_collection(args, spec, oracles, args.base_url, observe)
     _notes(inputs.notes)
     bar = ProgressBar("requests", enabled=not args.quiet)
     config = replace(_config(args, inputs), progress=bar.update)
@@ -143,6 +194,7 @@ def run_run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "base_url": args.base_url})
+    _observe(args, spec, observe, result)
     return result.exit_code
 
 
@@ -156,8 +208,11 @@ def run_verify(args: argparse.Namespace) -> int:
             raise UsageError(f"{spec.source}: no operation {method} {path}")
         choice = OperationChoice(method, path, status)
     recorded = read_responses(_read_text(args.responses, "recorded responses"), args.responses, choice)
-    result = verify_responses(spec, oracles, recorded, null_like(args, spec), VIOLATIONS_PER_ORACLE)
+    observe = _observed(args, spec)
+    result = verify_responses(spec, oracles, recorded, null_like(args, spec), VIOLATIONS_PER_ORACLE,
+                              observed_fields(observe) if observe is not None else None)
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "responses": args.responses})
+    _observe(args, spec, observe, result)
     if result.violations:
         return ExitCode.VIOLATIONS
     if recorded and not result.checked:
@@ -185,6 +240,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--no-observe", action="store_true",
+                        help="do not feed the 2XX JSON responses to the observation store next to the oracle file "
+                             "(x.oracles.yaml: x.observed.json), nor suggest observed oracles in the oracle file")
 
 
 def register(sub: Any) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from satori_ci.infer.interface import BackendStats, InferenceBackend, Inferred
 from satori_ci.oracles.diff import oracle_identity
 from satori_ci.oracles.file import FieldEntry, OracleFile
-from satori_ci.oracles.model import Oracle
+from satori_ci.oracles.model import OBSERVED, Oracle
 from satori_ci.spec.model import OperationKey, ResponseField
 
 Key = tuple[str, str, str, str]
@@ -79,8 +79,10 @@ def rekey(entry: FieldEntry, field: ResponseField) -> FieldEntry:
 
 
 def carry_decisions(inferred: tuple[Oracle, ...], previous: FieldEntry) -> tuple[Oracle, ...]:
-    """New oracles of a changed field, with the humans' earlier decisions kept and flagged for review."""
-    disabled = {oracle_identity(o) for o in previous.oracles if not o.enabled and o.source != "manual"}
+    """New oracles of a changed field, with the humans' earlier decisions kept and flagged for review (waiting
+    observed suggestions are left out: the next observation proposes them again if they still hold)."""
+    disabled = {oracle_identity(o) for o in previous.oracles
+                if not o.enabled and o.source not in ("manual", OBSERVED)}
     out: list[Oracle] = []
     seen: set[tuple[object, object]] = set()
     for oracle in inferred:
@@ -89,7 +91,7 @@ def carry_decisions(inferred: tuple[Oracle, ...], previous: FieldEntry) -> tuple
         out.append(replace(oracle, enabled=False, review=REVIEW_CHANGED) if ident in disabled else oracle)
     for oracle in previous.oracles:
         ident = oracle_identity(oracle)
-        if (oracle.source == "manual" or not oracle.enabled) and ident not in seen:
+        if oracle.is_decision and ident not in seen:
             out.append(replace(oracle, review=REVIEW_CHANGED))
     return tuple(out)
 

@@ -41,6 +41,8 @@ HEADER = """\
 # - add your own: add a line with `source: manual` and a `reason`
 # Your edits stay as long as the field's fingerprint is unchanged. When the field changes in the
 # spec, they are kept with `review: ...`: check them, then delete the `review` key.
+# `source: observed` lines are suggestions from observed responses (`evidence`: how many support it),
+# off until you accept one with `enabled: true`; to dismiss one for good, set its `source: manual`.
 """
 
 
@@ -61,7 +63,7 @@ class FieldEntry:
 
     @property
     def has_human_decisions(self) -> bool:
-        return any(o.source == "manual" or not o.enabled for o in self.oracles)
+        return any(o.is_decision for o in self.oracles)
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,8 @@ def _oracle_line(oracle: Oracle) -> str:
         value = list(oracle.value) if isinstance(oracle.value, tuple) else oracle.value
         parts.append(f"value: {_lit(value)}")
     parts.append(f"source: {_lit(oracle.source)}")
+    if oracle.evidence is not None:
+        parts.append(f"evidence: {oracle.evidence}")
     parts.append(f"enabled: {'true' if oracle.enabled else 'false'}")
     if oracle.review:
         parts.append(f"review: {_lit(oracle.review)}")
@@ -278,7 +282,7 @@ class _Reader:
         def fail(key: str, message: str) -> OracleFileError:  # at the oracle's own key when it has one
             return self.fail(raw, key, message) if key in raw else self.fail(parent, "oracles", message)
 
-        unknown = sorted(set(raw) - {"kind", "value", "source", "enabled", "review", "reason"})
+        unknown = sorted(set(raw) - {"kind", "value", "source", "evidence", "enabled", "review", "reason"})
         if unknown:
             raise fail(unknown[0], f"unknown key {unknown[0]!r} in an oracle of {field!r}")
         try:
@@ -293,8 +297,11 @@ class _Reader:
         if not isinstance(enabled, bool):
             raise fail("enabled", f"'enabled' of an oracle of {field!r} must be true or false")
         review = raw.get("review")
+        evidence = raw.get("evidence")
+        if evidence is not None and (isinstance(evidence, bool) or not isinstance(evidence, int) or evidence < 0):
+            raise fail("evidence", f"'evidence' of an oracle of {field!r} must be a count (0 or more)")
         return Oracle(operation, field, kind, value, source, str(raw.get("reason") or ""), enabled,
-                      review=str(review) if review else None)
+                      review=str(review) if review else None, evidence=evidence)
 
 
 _INVALID: Any = object()

@@ -11,6 +11,10 @@ from satori_ci.spec.model import OperationKey
 OracleValue = Any
 """None, an int, a float, or a tuple of strings / numbers / ints, by kind."""
 
+OBSERVED = "observed"
+"""The `source` of an oracle proposed from observed responses (`satori_ci.observe`): a suggestion, disabled
+until a reviewer accepts it."""
+
 
 @dataclass(frozen=True)
 class Oracle:
@@ -27,6 +31,16 @@ class Oracle:
     operation_id: str | None = None
     review: str | None = None
     """Set when a human decision was carried over a change of the field: `needs review: ...`."""
+    evidence: int | None = None
+    """For `observed` oracles: the observed responses that support it (updated as more are observed)."""
+
+    @property
+    def is_decision(self) -> bool:
+        """Whether the oracle records a person's decision: their own oracle, one they silenced, or an observed
+        suggestion they accepted (a suggestion still waiting, disabled, is nobody's decision yet)."""
+        if self.source == OBSERVED:
+            return self.enabled
+        return self.source == "manual" or not self.enabled
 
     def interchange(self) -> dict[str, Any]:
         """The contract's interchange line (§3) as a dict, keys in the contract's order."""

@@ -88,6 +88,8 @@ class RequestItem:
     prerequest: tuple[str, ...] = ()
     team: TeamRequest | None = None
     """The team collection's request this item is (its URL, headers, body and auth are sent as written)."""
+    observed: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The fields whose values a 2XX JSON response is summarized for (`satori_ci.observe`), by status."""
 
     @property
     def body(self) -> str | None:
@@ -103,6 +105,9 @@ class RequestItem:
 
     def oracles_for(self, status: str) -> tuple[Oracle, ...]:
         return next((found for s, found in self.oracles if s == status), ())
+
+    def observed_for(self, status: str) -> tuple[str, ...]:
+        return next((found for s, found in self.observed if s == status), ())
 
     def operation_key(self, status: str) -> OperationKey:
         return OperationKey(self.method, self.path, status)
@@ -436,11 +441,18 @@ def _samples(spec: Spec, operation: Operation, planned: PlannedOperation | None
 
 def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None = None,
                      null_like: Sequence[str] = (), plan: RequestPlan | None = None,
-                     team: TeamCollection | None = None, team_unsafe: Sequence[str] = ()) -> Collection:
+                     team: TeamCollection | None = None, team_unsafe: Sequence[str] = (),
+                     observe: Mapping[OperationKey, Sequence[str]] | None = None) -> Collection:
     """The collection for the operations the plan sends (without a plan: every operation with a 2XX JSON
     response, in spec order); only enabled oracles are asserted. With the team's own collection, its requests
     that call a spec operation carry that operation's assertions (and feed chaining), and the plan's requests
-    remain for the operations it does not call; its non-safe requests run only when `team_unsafe` opts them in."""
+    remain for the operations it does not call; its non-safe requests run only when `team_unsafe` opts them in.
+    `observe`: the fields whose values each 2XX JSON response is summarized for, by operation and status (the
+    runners feed the summaries to the observation store)."""
+    def observed_of(method: str, path: str, statuses: Sequence[str]) -> dict[str, Sequence[str]]:
+        found = {st: tuple((observe or {}).get(OperationKey(method, path, st), ())) for st in statuses}
+        return {st: fields for st, fields in found.items() if fields}
+
     by_operation: dict[tuple[str, str], dict[str, list[Oracle]]] = {}
     notes: list[str] = []
     for oracle in oracles:
@@ -480,16 +492,18 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
             found = by_operation.get((method, path), {})
             by_status = {st: tuple(found.get(st, ())) for st in operation.statuses}
             planned = planned_by_key.get((method, path))
+            observed = observed_of(method, path, operation.statuses)
             for request, params in found_calls:
                 sample = SampleRequest(tuple((k, quote(v, safe="")) for k, v in params), (), (), None, None)
                 steps = _harvest_steps(planned, sample)
                 script = build_test_script(f"{method} {path}", operation.statuses, dict(by_status), nulls,
-                                           [h.to_json() for h in steps])
+                                           [h.to_json() for h in steps], observed=observed)
                 team_items.append(RequestItem(
                     id=request.id, name=request.label, method=method, path=path,
                     operation_id=operation.operation_id, statuses=operation.statuses,
                     oracles=tuple(by_status.items()), sample=sample, parts=(), auth=(), null_like=nulls,
-                    script=script, harvests=steps, team=request))
+                    script=script, harvests=steps, team=request,
+                    observed=tuple((st, tuple(f)) for st, f in observed.items())))
         team_items.sort(key=lambda i: [r.id for r in team.requests].index(i.id))
         if team_items:
             folders.append(Folder(f"{team.name} (team collection)", "", tuple(team_items)))
@@ -514,16 +528,18 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
         parts = path_parts(operation.path)
         planned = planned_by_key.get((operation.method, operation.path))
         items = []
+        observed = observed_of(operation.method, operation.path, operation.statuses)
         for k, (sample, requires, reason) in enumerate(_samples(spec, operation, planned)):
             steps = _harvest_steps(planned, sample)
             script = build_test_script(label, operation.statuses, dict(by_status), nulls,
-                                       [h.to_json() for h in steps], requires)
+                                       [h.to_json() for h in steps], requires, observed)
             items.append(RequestItem(
                 id=_item_id(spec.title, operation, k), name=_item_name(operation, sample), method=operation.method,
                 path=operation.path, operation_id=operation.operation_id, statuses=operation.statuses,
                 oracles=tuple(by_status.items()), sample=sample, parts=_fill_inline(parts, sample), auth=auth,
                 null_like=nulls, script=script, requires=requires, skip_reason=reason, harvests=steps,
                 prerequest=build_prerequest_script(requires, reason) if requires else (),
+                observed=tuple((st, tuple(f)) for st, f in observed.items()),
             ))
         description = "\n\n".join(x for x in (operation.summary, operation.operation_id and
                                               f"operationId: {operation.operation_id}") if x)

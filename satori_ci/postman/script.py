@@ -7,9 +7,12 @@ or `require(...)` in an enum value, a field name or a reason stay data. The chec
 `CHECKER_VARIABLE`, and evaluated by each script.
 
 The script also writes machine-readable lines to the console (`RESULT_PREFIX` + JSON): one per response
-(`{"item", "iteration", "status", "json", "findings", "omitted"}`: `findings` counts them all, `omitted` lists
-`[index, count]` of the oracles past `FINDINGS_PER_ORACLE`) then the first `FINDINGS_PER_ORACLE` findings of
-each oracle in chunks (`{"item", "iteration", "findings": [{"index", "pointer", "value", "message"}]}`).
+(`{"item", "iteration", "status", "json", "findings", "omitted", "observed"}`: `findings` counts them all,
+`omitted` lists `[index, count]` of the oracles past `FINDINGS_PER_ORACLE`, `observed` counts the fields
+summarized) then the first `FINDINGS_PER_ORACLE` findings of each oracle in chunks (`{"item", "iteration",
+"findings": [{"index", "pointer", "value", "message"}]}`) and the summaries of the observed fields of a 2XX
+JSON body (`satori_ci.observe.summary`, by the checker's `summarize`) in chunks (`{"item", "iteration",
+"observed": {field: summary}}`).
 Newman's satori reporter (satori_ci/run/node) streams them to a file; in the Postman app they are plain
 console lines.
 """
@@ -20,8 +23,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from satori_ci.observe.summary import MAX_VALUE_LENGTH, MAX_VALUES
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.checker_js import oracle_json
+from satori_ci.postman.checker_js import oracle_json, segments_json
 
 CHECKER_VARIABLE = "satoriChecker"
 RESULT_PREFIX = "[satori-ci] "
@@ -29,6 +33,8 @@ FINDINGS_PER_LINE = 50
 """Findings per console line: keeps each line bounded however many values of a response fail."""
 SHOWN_PER_TEST = 10
 """Failures spelled out in one test's message (the rest counted)."""
+OBSERVED_PER_LINE = 20
+"""Field summaries per console line."""
 FINDINGS_PER_ORACLE = 100
 """Findings of one oracle printed per response (the rest counted): a run's results stay small however many
 values fail. The run keeps as many per oracle over the whole run (`run.model.VIOLATIONS_PER_ORACLE`)."""
@@ -53,6 +59,22 @@ def oracle_entry(oracle: Oracle) -> dict[str, Any]:
     if oracle.reason:
         entry["reason"] = oracle.reason
     return entry
+
+
+def _observed_block(observed: dict[str, Sequence[str]]) -> list[str]:
+    if not any(observed.values()):
+        return ["var observedByStatus = {};"]
+    lines = ["var observedByStatus = {"]
+    statuses = [s for s in observed if observed[s]]
+    for i, status in enumerate(statuses):
+        fields = observed[status]
+        lines.append(f"  {js_literal(status)}: [")
+        for j, field in enumerate(fields):
+            comma = "," if j < len(fields) - 1 else ""
+            lines.append(f"    {js_literal({'field': field, 'segments': segments_json(field)})}{comma}")
+        lines.append("  ]" + ("," if i < len(statuses) - 1 else ""))
+    lines.append("};")
+    return lines
 
 
 def _oracle_block(by_status: dict[str, Sequence[Oracle]]) -> list[str]:
@@ -120,6 +142,12 @@ if (statusOk) {
 
 var findings = statusOk && isJson ? satori.checkBody(oracles, body, nullLike) : [];
 var exercised = statusOk && isJson ? satori.exercised(oracles, body, nullLike) : [];
+// what the observed fields of a checked 2XX JSON body looked like (satori-ci's observation store)
+var observedFields = statusOk && isJson && Object.prototype.hasOwnProperty.call(observedByStatus, statusKey) ?
+  observedByStatus[statusKey] : [];
+var observed = observedFields.length ?
+  satori.summarize(observedFields, body, nullLike, MAX_VALUES, MAX_VALUE_LENGTH) : {};
+var observedKeys = Object.keys(observed);
 var whereAmI = { item: pm.info.requestId, iteration: pm.info.iteration };
 var used = {};
 requires.forEach(function (name) { used[name] = pm.variables.get(name); });
@@ -135,7 +163,7 @@ Object.keys(perOracle).forEach(function (k) {
 });
 console.log(PREFIX + JSON.stringify({
   item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, findings: findings.length,
-  omitted: omitted, exercised: exercised, vars: used
+  omitted: omitted, exercised: exercised, vars: used, observed: observedKeys.length
 }));
 // Chaining: values of this response fill the slots of the requests that need them (producer -> consumer).
 if (statusOk && isJson && code >= 200 && code < 300) {
@@ -167,6 +195,11 @@ for (var start = 0; start < listed.length; start += PER_LINE) {
       return { index: f.index, pointer: f.pointer, value: satori.truncateJson(f.value), message: f.message };
     })
   }));
+}
+for (var first = 0; first < observedKeys.length; first += OBSERVED_PER_LINE) {
+  var chunk = Object.create(null);
+  observedKeys.slice(first, first + OBSERVED_PER_LINE).forEach(function (k) { chunk[k] = observed[k]; });
+  console.log(PREFIX + JSON.stringify({ item: whereAmI.item, iteration: whereAmI.iteration, observed: chunk }));
 }
 
 // One test per oracle, named after its field, kind and value.
@@ -208,8 +241,9 @@ def build_prerequest_script(requires: Sequence[str], reason: str) -> tuple[str, 
 
 def build_test_script(operation_label: str, statuses: Sequence[str], by_status: dict[str, Sequence[Oracle]],
                       null_like: Sequence[str], harvests: Sequence[dict[str, Any]] = (),
-                      requires: Sequence[str] = ()) -> tuple[str, ...]:
-    """The lines of a request's test script (Postman's `exec`)."""
+                      requires: Sequence[str] = (), observed: dict[str, Sequence[str]] | None = None
+                      ) -> tuple[str, ...]:
+    """The lines of a request's test script (Postman's `exec`); `observed`: the fields to summarize, by status."""
     head = [
         "// satori-ci: checks this response against the oracles of its operation.",
         "// Generated from the spec and the reviewed oracle file: edit the oracle file, not this script.",
@@ -220,11 +254,15 @@ def build_test_script(operation_label: str, statuses: Sequence[str], by_status: 
         f"var PER_LINE = {FINDINGS_PER_LINE};",
         f"var PER_ORACLE = {FINDINGS_PER_ORACLE};",
         f"var SHOWN = {SHOWN_PER_TEST};",
+        f"var OBSERVED_PER_LINE = {OBSERVED_PER_LINE};",
+        f"var MAX_VALUES = {MAX_VALUES};",
+        f"var MAX_VALUE_LENGTH = {MAX_VALUE_LENGTH};",
         f"var operation = {js_literal(operation_label)};",
         f"var expectedStatuses = {js_literal(list(statuses))};",
         f"var nullLike = {js_literal(list(null_like))};",
         f"var harvests = {js_literal(list(harvests))};",
         f"var requires = {js_literal(list(requires))};",
         *_oracle_block(by_status),
+        *_observed_block(observed or {}),
     ]
     return (*head, *_BODY.strip("\n").split("\n"))

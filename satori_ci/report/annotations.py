@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
-from satori_ci.report.json_report import group_violations
+from satori_ci.report.json_report import group_violations, new_suggestions, reviewed_changes, suggestion_key
 from satori_ci.report.model import CheckReport, SpecCheck
 from satori_ci.report.oracle_text import describe
 from satori_ci.spec.model import OperationKey
@@ -53,14 +53,22 @@ def _violations(spec: SpecCheck, report: CheckReport, out: dict[str, list[str]])
 
 
 def _oracle_changes(spec: SpecCheck, out: dict[str, list[str]]) -> None:
-    if spec.oracle_diff is None:
+    diff = reviewed_changes(spec.oracle_diff)
+    if diff is None:
         return
 
     def said(o: Oracle) -> str:
         extra = "" if o.enabled else ", disabled"
         return f"{describe(o)} ({o.source}{extra}{': ' + o.reason if o.reason else ''})"
 
-    for f in spec.oracle_diff.fields:
+    new = new_suggestions(spec)
+    for o in spec.suggestions:
+        if suggestion_key(o) in new:
+            file, line = _where(spec, o.operation, o.field)
+            out["notice"].append(command("notice", f"{describe(o)} ({o.reason}); accept it with `enabled: true` in "
+                                         f"{spec.oracle_file}", file=file, line=line,
+                                         title=f"Suggested oracle (observed): {_named(o.operation, o.field)}"))
+    for f in diff.fields:
         file, line = _where(spec, f.operation, f.field)
         name = _named(f.operation, f.field)
         for o in f.added:

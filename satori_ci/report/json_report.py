@@ -7,7 +7,8 @@ from enum import StrEnum
 from typing import Any
 
 from satori_ci.exit_codes import ExitCode
-from satori_ci.oracles.model import Oracle
+from satori_ci.oracles.diff import FieldOracleDiff, OracleDiff, oracle_identity
+from satori_ci.oracles.model import OBSERVED, Oracle
 from satori_ci.report.model import CheckReport, FailOn, InferenceSummary, SpecCheck
 from satori_ci.report.oracle_text import describe, oracle_diff_json
 from satori_ci.report.spec_text import diff_json
@@ -47,6 +48,10 @@ class Verdict:
     """Distinct (operation, field) pairs with a violation."""
     detail: str = ""
     """Untrusted: the error, why the run was skipped, or the first infrastructure problem."""
+    suspect: int = 0
+    """Violations of suspect oracles (violated on the trusted side too): listed, never failing."""
+    preexisting: int = 0
+    """Violations of added or changed oracles that the earlier oracles of the field flag too."""
 
 
 def verdict(spec: SpecCheck, fail_on: FailOn) -> Verdict:
@@ -60,7 +65,9 @@ def verdict(spec: SpecCheck, fail_on: FailOn) -> Verdict:
         fields = len({(v.operation, v.field) for v in run.violations})
         failing = spec.failing_count(fail_on)
         outcome = Outcome.VIOLATIONS if failing else Outcome.TOLERATED
-        return Verdict(outcome, run.violation_count, failing, fields)
+        suspect = len(spec.suspect_violations()) + sum(o.omitted for o in run.omitted if spec.is_suspect(o.oracle))
+        preexisting = sum(1 for v in run.violations if spec.is_preexisting(v))
+        return Verdict(outcome, run.violation_count, failing, fields, suspect=suspect, preexisting=preexisting)
     if spec.failing_server_errors(fail_on):
         return Verdict(Outcome.SERVER_ERRORS, len(run.server_errors), len(run.server_errors))
     if not run.requests and not run.infrastructure:
@@ -108,6 +115,54 @@ def _inference(summary: InferenceSummary | None) -> dict[str, Any] | None:
                       "warnings": list(stats.warnings)}}
 
 
+def _observed_json(spec: SpecCheck) -> dict[str, Any]:
+    """The observation store's summary, the observed suggestions (how to accept: `enabled: true`) and the
+    suspect oracles with the responses of the trusted side that violated them."""
+    new = new_suggestions(spec)
+    summary = spec.observation
+    return {
+        "store": None if summary is None else {
+            "file": summary.store_file, "responses": summary.responses, "operations": summary.operations,
+            "ready": summary.ready, "min_responses": summary.min_responses},
+        "suggestions": [{**o.interchange(), "evidence": o.evidence, "enabled": o.enabled,
+                         "new": suggestion_key(o) in new} for o in spec.suggestions],
+        "accept": "set `enabled: true` on the oracle's line in the oracle file",
+        "suspects": [{"method": k[0], "path": k[1], "status": k[2], "field": k[3], "oracle": k[4],
+                      "violating_responses": n} for k, n in sorted(spec.suspects.items())],
+    }
+
+
+def suggestion_key(oracle: Oracle) -> tuple[OperationKey, str, object]:
+    return (oracle.operation, oracle.field, oracle_identity(oracle))
+
+
+def new_suggestions(spec: SpecCheck) -> set[tuple[OperationKey, str, object]]:
+    """The suggestions this check added (or whose value it changed), by `suggestion_key`."""
+    if spec.oracle_diff is None:
+        return set()
+    return {suggestion_key(o) for f in spec.oracle_diff.fields for o in (*f.added, *(c.new for c in f.changed))
+            if is_suggestion(o)}
+
+
+def is_suggestion(oracle: Oracle) -> bool:
+    """An observed oracle waiting for a reviewer (disabled)."""
+    return oracle.source == OBSERVED and not oracle.enabled
+
+
+def reviewed_changes(diff: OracleDiff | None) -> OracleDiff | None:
+    """The oracle diff without the observed suggestions coming, changing or going (listed on their own)."""
+    if diff is None:
+        return None
+    fields = []
+    for f in diff.fields:
+        added = tuple(o for o in f.added if not is_suggestion(o))
+        removed = tuple(o for o in f.removed if not is_suggestion(o))
+        changed = tuple(c for c in f.changed if not (is_suggestion(c.new) and is_suggestion(c.old)))
+        if added or removed or changed:
+            fields.append(FieldOracleDiff(f.operation, f.field, added, removed, changed))
+    return OracleDiff(tuple(fields))
+
+
 def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
     found = verdict(spec, fail_on)
     failing = {id(v) for v in spec.failing_violations(fail_on)}
@@ -120,7 +175,9 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
         "oracle_diff": None if spec.oracle_diff is None else oracle_diff_json(spec.oracle_diff),
         "inference": _inference(spec.inference), "oracles_enabled": spec.oracles_enabled,
         "run_skipped": spec.run_skipped, "notices": list(spec.notices),
-        "counts": {"violations": found.violations, "failing": found.failing, "fields": found.fields},
+        "counts": {"violations": found.violations, "failing": found.failing, "fields": found.fields,
+                   "suspect": found.suspect, "preexisting": found.preexisting},
+        "observed": _observed_json(spec),
         "run": None, "violations": [], "infrastructure": [], "unchecked": [],
     }
     if run is not None:
@@ -132,7 +189,8 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
                       "not_sent": [k.to_dict() for k in run.skipped],
                       "server_errors": [e.to_dict() for e in run.server_errors],
                       "violations_omitted": [o.to_dict() for o in run.omitted]}
-        out["violations"] = [{**v.to_dict(), "new": spec.is_new(v), "failing": id(v) in failing}
+        out["violations"] = [{**v.to_dict(), "new": spec.is_new(v), "failing": id(v) in failing,
+                              "suspect": spec.is_suspect(v.oracle), "preexisting": spec.is_preexisting(v)}
                              for v in run.violations]
         out["infrastructure"] = [p.to_dict() for p in run.infrastructure]
         out["unchecked"] = [p.to_dict() for p in run.unchecked]

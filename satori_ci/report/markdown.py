@@ -7,11 +7,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from satori_ci.exit_codes import ExitCode
+from satori_ci.observe.update import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc
 from satori_ci.report.coverage import KIND_TITLES, coverage_of
-from satori_ci.report.json_report import Outcome, Verdict, group_violations, verdict
+from satori_ci.report.json_report import (
+    Outcome,
+    Verdict,
+    group_violations,
+    new_suggestions,
+    reviewed_changes,
+    suggestion_key,
+    verdict,
+)
 from satori_ci.report.model import FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
 from satori_ci.run.model import RunResult
@@ -75,11 +84,21 @@ def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = 
     if run is None or o is Outcome.NOT_RUN:
         return f"Oracles not run on {name}: {text(found.detail or 'not requested')}"
     counted = f"{_plural(found.violations, 'oracle violation')} in {_plural(found.fields, 'field')} of {name}"
+    suspect = f", {found.suspect} on suspect oracles" if found.suspect else ""
+    if fail_on is FailOn.NEW_VIOLATIONS and found.preexisting:
+        suspect += f", {found.preexisting} pre-existing"
     if o is Outcome.VIOLATIONS:
-        part = f" ({found.failing} on oracles added or changed here)" if found.failing < found.violations else ""
-        return counted + part
+        if found.failing < found.violations and fail_on is FailOn.NEW_VIOLATIONS:
+            return f"{counted} ({found.failing} on oracles added or changed here{suspect})"
+        return counted + (f" ({found.suspect} on suspect oracles, not failing)" if found.suspect else "")
     if o is Outcome.TOLERATED:
-        why = ": none on an oracle this pull request added or changed" if fail_on is FailOn.NEW_VIOLATIONS else ""
+        if fail_on is FailOn.NEW_VIOLATIONS:
+            none = "none new" if found.preexisting else "none"
+            why = f": {none} on an oracle this pull request added or changed{suspect}"
+        elif fail_on is FailOn.VIOLATIONS and found.suspect:
+            why = ": every one on a suspect oracle, which observed responses of the base branch violate too"
+        else:
+            why = ""
         return f"{counted}, not failing the check (fail-on {code(fail_on.value)}{why})"
     if o is Outcome.SERVER_ERRORS:
         return f"{_plural(found.violations, 'server error')} (5XX) from {_target(run)} on {name}"
@@ -126,6 +145,10 @@ def _context(spec: SpecCheck, fail_on: FailOn, run_url: str | None) -> str:
         found = coverage_of(r)
         if found is not None:
             parts.append(found.headline())
+    seen = spec.observation
+    if seen is not None and (seen.responses or seen.operations):
+        parts.append(f"observed {_plural(seen.responses, 'response')} ({seen.ready} of "
+                     f"{_plural(seen.operations, 'operation')} ready for suggestions)")
     inf = spec.inference
     if inf is not None:
         parts.append(f"inference {esc.code(inf.backend)}: {inf.reused} reused, {inf.moved} moved, "
@@ -179,7 +202,7 @@ def _reason_cell(oracle: Oracle) -> str:
 
 
 def _oracle_changes(spec: SpecCheck, limits: Limits) -> list[str]:
-    diff = spec.oracle_diff
+    diff = reviewed_changes(spec.oracle_diff)
     if diff is None or diff.is_empty:
         return []
     c = diff.counts()
@@ -191,7 +214,8 @@ def _oracle_changes(spec: SpecCheck, limits: Limits) -> list[str]:
         rows += [f"| ✏️ | {where} | {_oracle_cell(ch.old)} → {_oracle_cell(ch.new)} ({esc.cell(ch.what, 60)}) | "
                  f"{esc.cell_code(ch.new.source, 60)} | {_reason_cell(ch.new)} |" for ch in f.changed]
     counts = (f"{c['added']} added · {c['removed']} removed · {c['changed']} changed on "
-              f"{_plural(c['fields'], 'field')}, in {esc.code(spec.oracle_file)}")
+              f"{_plural(c['fields'], 'field')}, in {esc.code(spec.oracle_file)}"
+              + (" (observed suggestions are listed below)" if spec.suggestions else ""))
     table = ["| | Operation | Field | Oracle | Source | Reason |", "|---|---|---|---|---|---|", *rows[: limits.items]]
     if len(rows) > limits.items:
         table.append(f"| | … and {len(rows) - limits.items} more | | | | |")
@@ -200,6 +224,63 @@ def _oracle_changes(spec: SpecCheck, limits: Limits) -> list[str]:
     elif len(rows) > limits.collapse:
         table = [f"<details><summary>{_plural(len(rows), 'oracle change')}</summary>", "", *table, "", "</details>"]
     return ["#### Oracle changes", "", counts, "", *table, *([""] if table else [])]
+
+
+def _suggestions(spec: SpecCheck, limits: Limits) -> list[str]:
+    found = spec.suggestions
+    if not found:
+        return []
+    new = new_suggestions(spec)
+    fresh = sum(1 for o in found if suggestion_key(o) in new)
+    rows = [f"| {'🆕' if suggestion_key(o) in new else ''} | {_op(o.operation, True)} | {_field(o.field, True)} | "
+            f"{esc.cell_code(describe(o), 160)} | {_plural(o.evidence or 0, 'response')} | {esc.cell(o.reason, 200)} |"
+            for o in found]
+    intro = (f"{_plural(len(found), 'oracle')} held in every response observed so far ({fresh} new here), in "
+             f"{esc.code(spec.oracle_file)} with `source: observed`, off until you accept them: **accept** one by "
+             "setting `enabled: true` on its line; **dismiss** it for good with `source: \"manual\"` (it stays off).")
+    table = ["| | Operation | Field | Oracle | Evidence | Why |", "|---|---|---|---|---|---|", *rows[: limits.items]]
+    if len(rows) > limits.items:
+        table.append(f"| | … and {len(rows) - limits.items} more | | | | |")
+    if not limits.items:
+        table = []
+    elif len(rows) > limits.collapse:
+        table = [f"<details><summary>{_plural(len(rows), 'suggestion')}</summary>", "", *table, "", "</details>"]
+    return ["#### Suggested oracles (observed in responses)", "", intro, "", *table, *([""] if table else [])]
+
+
+def _suspects(spec: SpecCheck, limits: Limits) -> list[str]:
+    run = spec.run
+    if run is None or not spec.suspects:
+        return []
+    here: dict[tuple[str, str, str, str, str], tuple[Oracle, int]] = {}
+    for v in run.violations:
+        if spec.is_suspect(v.oracle):
+            key = suspect_key(v.oracle)
+            here[key] = (v.oracle, here.get(key, (v.oracle, 0))[1] + 1)
+    for o in run.omitted:
+        if spec.is_suspect(o.oracle):
+            key = suspect_key(o.oracle)
+            here[key] = (o.oracle, here.get(key, (o.oracle, 0))[1] + o.omitted)
+    if not here:
+        return []
+    rows = [f"| {_op(oracle.operation, True)} | {_field(oracle.field, True)} | "
+            f"{esc.cell_code(describe(oracle), 160)} | {esc.cell_code(oracle.source, 60)} | "
+            f"{_plural(spec.suspects[key], 'response')} | {count} |"
+            for key, (oracle, count) in here.items()]
+    total = sum(count for _, count in here.values())
+    intro = (f"{_plural(len(here), 'oracle')} that observed responses of the base branch already violate: "
+             f"{'its' if len(here) == 1 else 'their'} {_plural(total, 'violation')} here do not fail the check. "
+             "The response may be a bug, or the oracle wrong: fix the API, or silence the oracle "
+             "(`enabled: false`).")
+    table = ["| Operation | Field | Oracle | Source | Violating responses (base) | Violations here |",
+             "|---|---|---|---|---|---|", *rows[: limits.items]]
+    if len(rows) > limits.items:
+        table.append(f"| … and {len(rows) - limits.items} more | | | | | |")
+    if not limits.items:
+        table = []
+    elif len(rows) > limits.collapse:
+        table = [f"<details><summary>{_plural(len(rows), 'suspect oracle')}</summary>", "", *table, "", "</details>"]
+    return ["#### Suspect oracles", "", intro, "", *table, *([""] if table else [])]
 
 
 def _violations(spec: SpecCheck, fail_on: FailOn, limits: Limits) -> list[str]:
@@ -220,10 +301,12 @@ def _violations(spec: SpecCheck, fail_on: FailOn, limits: Limits) -> list[str]:
                     continue
                 shown_groups += 1
                 new = " 🆕" if mark_new and spec.is_new(found[0]) else ""
+                new += " ⚠️ suspect" if spec.is_suspect(oracle) else ""
                 head = f"| {_field(field, True) if n == 0 else ''} | {esc.cell_code(describe(oracle), 160)}{new} |"
                 for i, v in enumerate(found[:per_group]):
                     lead = head if i == 0 else "| | |"
-                    rows.append(f"{lead} {esc.cell_code(v.value, 200)} | {_field(v.pointer, True)} |")
+                    before = " (pre-existing)" if mark_new and spec.is_preexisting(v) else ""
+                    rows.append(f"{lead} {esc.cell_code(v.value, 200)} | {_field(v.pointer, True)}{before} |")
                 if len(found) > per_group:
                     rows.append(f"| | | … and {len(found) - per_group} more | |")
         if rows:
@@ -276,7 +359,9 @@ def _howto(spec: SpecCheck) -> list[str]:
            "- **Silence** an oracle that is wrong for this API: set `enabled: false` on its line.",
            '- **Accept** a change the API really made: edit the oracle\'s `value` and set `source: "manual"`, '
            "so that inference keeps your decision.",
-           "- Commit the updated oracle file to this pull request: the next run checks against it.", ""]
+           "- **Accept an observed suggestion** (`source: observed`): set `enabled: true` on its line.",
+           "- Commit the updated oracle file (and the observation store next to it) to this pull request: the next "
+           "run checks against it.", ""]
     if example is not None:
         def lit(value: object) -> str:
             return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
@@ -299,8 +384,8 @@ def render_body(spec: SpecCheck, fail_on: FailOn, limits: Limits = FULL, run_url
         link = f" ([workflow run]({url}))" if (url := esc.link_url(run_url or "")) else ""
         lines += ["> [!NOTE]", f"> Shortened to fit GitHub's comment size limit: {CUT_NOTE}{link}.", ""]
     if spec.error is None:
-        lines += [*_violations(spec, fail_on, limits), *_problems(spec.run, limits), *_coverage(spec.run, limits),
-                  *_oracle_changes(spec, limits),
+        lines += [*_violations(spec, fail_on, limits), *_suspects(spec, limits), *_problems(spec.run, limits),
+                  *_coverage(spec.run, limits), *_oracle_changes(spec, limits), *_suggestions(spec, limits),
                   *_spec_changes(spec, limits), *_howto(spec)]
     return "\n".join(lines).rstrip("\n") + "\n"
 

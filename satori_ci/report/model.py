@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.interface import BackendStats
+from satori_ci.observe.update import SuspectKey, suspect_key
 from satori_ci.oracles.diff import OracleDiff
 from satori_ci.oracles.model import Oracle
 from satori_ci.run.model import RunResult, Violation
@@ -40,6 +42,20 @@ class InferenceSummary:
 
 
 @dataclass(frozen=True)
+class ObservationSummary:
+    """What the observation store (`satori_ci.observe`) holds after this check."""
+
+    store_file: str
+    responses: int
+    """2XX JSON responses this check observed."""
+    operations: int
+    """Operations (and statuses) the store has observed responses of."""
+    ready: int
+    """Of those, the ones with enough responses and requests for suggestions."""
+    min_responses: int
+
+
+@dataclass(frozen=True)
 class SpecCheck:
     """One spec of the pull request, checked."""
 
@@ -66,16 +82,37 @@ class SpecCheck:
     error_code: ExitCode | None = None
     notices: tuple[str, ...] = ()
     """What a reviewer must know before the findings (e.g. this pull request changes where secrets go)."""
+    suggestions: tuple[Oracle, ...] = ()
+    """The observed oracles waiting for a reviewer in the oracle file (disabled), in file order."""
+    suspects: Mapping[SuspectKey, int] = field(default_factory=dict)
+    """Oracles that observed 2XX responses of the trusted (base) side violated, and how many responses: their
+    violations here are listed as suspect and do not fail the check."""
+    observation: ObservationSummary | None = None
+    preexisting: frozenset[tuple[str, str, str, str, str, str]] = frozenset()
+    """(identity of the oracle, pointer) of the violations of added or changed oracles whose offending value the
+    oracles the field had before this change reject too: the value was already wrong; `fail-on: new-violations`
+    reports them as pre-existing and does not fail on them."""
 
     def is_new(self, violation: Violation) -> bool:
         return identity(violation.oracle) in self.new_oracles
+
+    def is_preexisting(self, violation: Violation) -> bool:
+        return (*identity(violation.oracle), violation.pointer) in self.preexisting
+
+    def is_suspect(self, oracle: Oracle) -> bool:
+        return suspect_key(oracle) in self.suspects
 
     def failing_violations(self, fail_on: FailOn) -> tuple[Violation, ...]:
         if self.run is None or fail_on is FailOn.NEVER:
             return ()
         if fail_on is FailOn.NEW_VIOLATIONS:
-            return tuple(v for v in self.run.violations if self.is_new(v))
-        return self.run.violations
+            return tuple(v for v in self.run.violations
+                         if self.is_new(v) and not self.is_suspect(v.oracle) and not self.is_preexisting(v))
+        return tuple(v for v in self.run.violations if not self.is_suspect(v.oracle))
+
+    def suspect_violations(self) -> tuple[Violation, ...]:
+        """Violations of suspect oracles: listed, never failing."""
+        return tuple(v for v in self.run.violations if self.is_suspect(v.oracle)) if self.run is not None else ()
 
     def failing_count(self, fail_on: FailOn) -> int:
         """The failing violations, the ones not listed (past the per-oracle cap) included."""
@@ -83,7 +120,8 @@ class SpecCheck:
         if self.run is None or not listed:
             return listed
         return listed + sum(o.omitted for o in self.run.omitted
-                            if fail_on is FailOn.VIOLATIONS or identity(o.oracle) in self.new_oracles)
+                            if (fail_on is FailOn.VIOLATIONS or identity(o.oracle) in self.new_oracles)
+                            and not self.is_suspect(o.oracle))
 
     def failing_server_errors(self, fail_on: FailOn) -> int:
         """5XX answers that fail the check: under fail-on `violations`, unless the config only reports them."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from satori_ci.report import escape as esc
-from satori_ci.report.json_report import verdict
+from satori_ci.report.json_report import reviewed_changes, verdict
 from satori_ci.report.markdown import FULL, SHORTER, Limits, icon, render_body, verdict_line
 from satori_ci.report.model import CheckReport, SpecCheck
 
@@ -18,9 +18,11 @@ _HEADLINES = {0: "✅ satori-ci: no oracle violations", 1: "❌ satori-ci: oracl
 
 def _row(spec: SpecCheck, report: CheckReport) -> str:
     found = verdict(spec, report.fail_on)
-    fd, od = spec.field_diff, spec.oracle_diff
+    fd, od = spec.field_diff, reviewed_changes(spec.oracle_diff)
     fields = "—" if fd is None else "+{added} −{removed} ~{changed} ↪{moved}".format(**fd.counts())
     oracles = "—" if od is None else "+{added} −{removed} ~{changed}".format(**od.counts())
+    if spec.suggestions:
+        oracles += f" ({len(spec.suggestions)} suggested)"
     outcome = f"{icon(spec, found.outcome)} {found.outcome.value.replace('_', ' ')}"
     return (f"| {esc.cell_code(spec.spec)} | {outcome} | {fields} | {oracles} | {spec.oracles_enabled} | "
             f"{found.violations} |")

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from functools import partial
 
+from satori_ci.observe.update import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc
 from satori_ci.report.coverage import KIND_TITLES, coverage_of, grouped_unchecked
-from satori_ci.report.json_report import Outcome, group_violations, verdict
+from satori_ci.report.json_report import (
+    Outcome,
+    group_violations,
+    new_suggestions,
+    reviewed_changes,
+    suggestion_key,
+    verdict,
+)
 from satori_ci.report.markdown import verdict_words
 from satori_ci.report.model import CheckReport, FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
@@ -63,9 +71,11 @@ def _violations(spec: SpecCheck, fail_on: FailOn, paint: partial[str]) -> list[s
         for field, oracles in fields:
             for oracle, found in oracles:
                 new = " " + paint("[new]", "cyan") if fail_on is FailOn.NEW_VIOLATIONS and spec.is_new(found[0]) else ""
+                new += " " + paint("[suspect]", "yellow") if spec.is_suspect(oracle) else ""
                 out.append(f"    {paint(_t(field, 200) if field else '(body)', 'bold')}  "
                            f"{_t(describe(oracle), 160)}{new}")
                 out += [f"      {paint(_t(v.value, 80), 'red')}  at {_t(v.pointer, 200) or '(body)'}{_why(v)}"
+                        + (" [pre-existing]" if fail_on is FailOn.NEW_VIOLATIONS and spec.is_preexisting(v) else "")
                         for v in found[:ROWS]]
                 if len(found) > ROWS:
                     out.append(f"      … and {len(found) - ROWS} more")
@@ -111,8 +121,38 @@ def _coverage(run: RunResult | None, paint: partial[str]) -> list[str]:
     return [paint(f"What was checked: {found.headline()}", "bold"), *_more(lines, "  ")]
 
 
+def _suspects(spec: SpecCheck, paint: partial[str]) -> list[str]:
+    run = spec.run
+    if run is None or not spec.suspects:
+        return []
+    counts: dict[tuple[str, str, str, str, str], tuple[Oracle, int]] = {}
+    for oracle, n in [*((v.oracle, 1) for v in run.violations), *((o.oracle, o.omitted) for o in run.omitted)]:
+        if spec.is_suspect(oracle):
+            key = suspect_key(oracle)
+            counts[key] = (oracle, counts.get(key, (oracle, 0))[1] + n)
+    if not counts:
+        return []
+    lines = [f"  {_name(o.operation, o.field)}  {_t(describe(o), 160)}  ({_t(o.source, 60)}): {n} here, "
+             f"{spec.suspects[key]} response(s) on the base branch" for key, (o, n) in counts.items()]
+    head = (f"Suspect oracles: {len(counts)} oracle(s) that observed responses of the base branch already violate; "
+            "their violations here do not fail the check (a bug in the API, or a wrong oracle: fix the API or set "
+            "enabled: false)")
+    return [paint(head, "bold"), *_more(lines, "  ")]
+
+
+def _suggestions(spec: SpecCheck, paint: partial[str]) -> list[str]:
+    if not spec.suggestions:
+        return []
+    new = new_suggestions(spec)
+    lines = [f"  {paint('new', 'cyan') + ' ' if suggestion_key(o) in new else ''}{_name(o.operation, o.field)}  "
+             f"{_t(describe(o), 160)}  (evidence {o.evidence or 0}: {_t(o.reason, 200)})" for o in spec.suggestions]
+    head = (f"Suggested oracles (observed in responses): {len(lines)}, off until you accept them: set enabled: true "
+            f"on their line in {_t(spec.oracle_file, 200)} (to dismiss one for good, set source: \"manual\")")
+    return [paint(head, "bold"), *_more(lines, "  ")]
+
+
 def _oracle_changes(spec: SpecCheck, paint: partial[str]) -> list[str]:
-    diff = spec.oracle_diff
+    diff = reviewed_changes(spec.oracle_diff)
     if diff is None or diff.is_empty:
         return []
     c = diff.counts()
@@ -152,6 +192,10 @@ def _context(spec: SpecCheck, fail_on: FailOn) -> str:
         found = coverage_of(r)
         if found is not None:
             parts.append(found.headline())
+    seen = spec.observation
+    if seen is not None and (seen.responses or seen.operations):
+        parts.append(f"observed {seen.responses} response(s) ({seen.ready} of {seen.operations} operation(s) ready "
+                     "for suggestions)")
     if spec.inference is not None:
         i = spec.inference
         parts.append(f"inference {_t(i.backend, 40)}: {i.reused} reused, {i.moved} moved, {i.inferred} inferred, "
@@ -168,8 +212,8 @@ def render_spec(spec: SpecCheck, fail_on: FailOn, colour: bool) -> str:
     out = [paint(f"{symbol} {words}", hue, "bold"), paint(_context(spec, fail_on), "dim")]
     out += [paint(f"  ! {_t(n, 500)}", "yellow") for n in spec.notices]
     if spec.error is None:
-        for section in (_violations(spec, fail_on, paint), _problems(spec.run, paint), _coverage(spec.run, paint),
-                        _oracle_changes(spec, paint),
+        for section in (_violations(spec, fail_on, paint), _suspects(spec, paint), _problems(spec.run, paint),
+                        _coverage(spec.run, paint), _oracle_changes(spec, paint), _suggestions(spec, paint),
                         _spec_changes(spec, paint)):
             if section:
                 out += ["", *section]

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from satori_ci.exit_codes import ExitCode
+from satori_ci.observe.store import ObservationStore
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import Skip, SkipKind
 from satori_ci.postman.script import FINDINGS_PER_ORACLE
@@ -232,6 +233,8 @@ class RunResult:
     fail_on_server_errors: bool = True
     omitted: tuple[OmittedViolations, ...] = ()
     """Violations not listed in `violations` (past the first `VIOLATIONS_PER_ORACLE` of an oracle), counted."""
+    observed: ObservationStore | None = None
+    """What the checked 2XX JSON responses looked like, field by field (when the run observed them)."""
 
     @property
     def violation_count(self) -> int:

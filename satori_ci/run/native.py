@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import requests
 import urllib3
 
+from satori_ci.observe.summary import summarize
 from satori_ci.oracles.check import exercised_indices
 from satori_ci.postman.collection import Collection, RequestItem
 from satori_ci.run.model import ProblemKind, RunResult
@@ -144,8 +145,10 @@ def exchange(session: requests.Session, item: RequestItem, base_url: str, variab
         return Exchange(status=status, detail=f"the body of {item.label} is not JSON"), None
     oracles = item.oracles_for(key)
     findings, omitted = listed_findings(findings_of(oracles, parsed, item.null_like))
+    fields = item.observed_for(key)
+    observed = summarize(fields, parsed, item.null_like) if item.observed else None
     return Exchange(status=status, is_json=True, findings=findings, omitted=omitted,
-                    exercised=exercised_indices(oracles, parsed, item.null_like)), parsed
+                    exercised=exercised_indices(oracles, parsed, item.null_like), observed=observed), parsed
 
 
 def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from satori_ci.observe.store import ObservationStoreError, read_field
+from satori_ci.observe.summary import FieldObservations
 from satori_ci.postman.collection import BASE_URL_VARIABLE, Collection, RequestItem
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import ProblemKind, RunResult
@@ -117,6 +119,8 @@ class NewmanRecord:
     findings: list[FindingLine] = field(default_factory=list)
     assertions: list[Assertion] = field(default_factory=list)
     exception: str | None = None
+    observed: dict[str, Any] = field(default_factory=dict)
+    """The observed fields' summaries the test script printed (JSON, by field path)."""
 
 
 @dataclass
@@ -164,6 +168,8 @@ def read_report(lines: Iterable[str]) -> NewmanReport:
             if "findings" in data and isinstance(data["findings"], list):
                 rec.findings.extend(FindingLine(int(f["index"]), str(f["pointer"]), str(f["value"]), str(f["message"]))
                                     for f in data["findings"])
+            elif "observed" in data and isinstance(data["observed"], dict):
+                rec.observed.update(data["observed"])
             else:
                 rec.result = data
         elif kind == "assertion":
@@ -214,7 +220,19 @@ def _exchange(item: RequestItem, rec: NewmanRecord | None) -> Exchange:
     exercised = rec.result.get("exercised")
     indices = tuple(int(i) for i in exercised if isinstance(i, int)) if isinstance(exercised, list) else ()
     return Exchange(status=status, is_json=True, findings=tuple(rec.findings), omitted=omitted, exercised=indices,
-                    used=used)
+                    used=used, observed=_observed(item, rec) if item.observed else None)
+
+
+def _observed(item: RequestItem, rec: NewmanRecord) -> dict[str, FieldObservations]:
+    """The summaries the test script printed, read as the native runner computes them."""
+    expected = rec.result.get("observed") if rec.result is not None else None
+    if expected != len(rec.observed):
+        raise RunError(RunErrorKind.NEWMAN_FAILED, f"incomplete results for {item.name!r}: {len(rec.observed)} of "
+                       f"{expected} field summaries read")
+    try:
+        return {str(path): read_field(raw, str(path)) for path, raw in rec.observed.items()}
+    except ObservationStoreError as exc:
+        raise RunError(RunErrorKind.NEWMAN_FAILED, f"a broken field summary for {item.name!r}: {exc}") from None
 
 
 def _omitted(found: Any) -> tuple[tuple[int, int], ...]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from satori_ci.observe.store import ObservationLog, request_digest
+from satori_ci.observe.summary import FieldObservations
 from satori_ci.oracles.check import check_body, truncate_json
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.harvest import MOST, harvest
@@ -103,6 +105,8 @@ class Exchange:
     """The Location header of a 3XX (redirects are not followed)."""
     omitted: tuple[tuple[int, int], ...] = ()
     """(oracle index, count) of findings not listed in `findings` (past `FINDINGS_PER_ORACLE` of an oracle)."""
+    observed: Mapping[str, FieldObservations] | None = None
+    """The observed fields' summaries of a checked 2XX JSON body (None when the item observes no field)."""
 
     def retryable(self, attempts: int, retries: int) -> bool:
         """Whether to try again after `attempts`: infrastructure problems up to `retries` times, a 5XX once."""
@@ -274,6 +278,8 @@ class Tally:
         self.runtime_skips: dict[str, str] = {}
         self.order: list[str] = []
         self.headers: tuple[str, ...] = _credential_headers(collection, config)
+        observes = collection is not None and any(item.observed for item in collection.items())
+        self.log: ObservationLog | None = ObservationLog() if observes else None
 
     def _seen(self, item: RequestItem) -> str:
         label = item.label
@@ -331,6 +337,10 @@ class Tally:
                 self.cap.add(Violation(operation, oracle.field, oracle, f.pointer, f.value, f.message, ref))
             for index, count in exchange.omitted:
                 self.cap.omit(operation, oracles[index], count)
+            if self.log is not None and exchange.observed is not None:
+                broken = sorted({f.index for f in exchange.findings} | {i for i, _ in exchange.omitted})
+                self.log.add(operation, request_digest(ref.method, ref.url), exchange.observed,
+                             [oracles[i] for i in broken], [oracles[i] for i in exchange.exercised])
 
     def _skipped(self, collection_skips: Sequence[Skip]) -> tuple[Skip, ...]:
         out = list(collection_skips)
@@ -361,7 +371,7 @@ class Tally:
                          headers_sent=self.headers,
                          min_exercised=config.min_exercised if config else 1,
                          fail_on_server_errors=config.fail_on_server_errors if config else True,
-                         omitted=self.cap.omitted)
+                         omitted=self.cap.omitted, observed=self.log.store() if self.log is not None else None)
 
 
 def _credential_headers(collection: Collection | None, config: RunConfig | None) -> tuple[str, ...]:

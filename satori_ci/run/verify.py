@@ -14,6 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from satori_ci.observe.fields import ObservedFields
+from satori_ci.observe.store import ObservationLog, request_digest
+from satori_ci.observe.summary import summarize
+from satori_ci.oracles.check import exercised_indices
 from satori_ci.oracles.model import Oracle
 from satori_ci.postman.collection import match_status
 from satori_ci.run.errors import RunError, RunErrorKind
@@ -34,6 +38,8 @@ class Recorded:
     status: str | None
     body: Any
     query: str = ""
+    path_params: str = ""
+    """As recorded (`name=value;` pairs): tells apart requests to a path template."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,9 @@ def read_responses(text: str, name: str, default: OperationChoice | None = None)
                            f"{where}: needs 'method' and 'path' (or pass --operation \"METHOD /path\")")
         status = entry.get("status", default.status if default else None)
         query = entry.get("query")
+        params = entry.get("path_params")
         out.append(Recorded(where, method.upper(), path, None if status is None else str(status), entry["body"],
-                            query if isinstance(query, str) else ""))
+                            query if isinstance(query, str) else "", params if isinstance(params, str) else ""))
     return out
 
 
@@ -97,11 +104,14 @@ class OperationIndex:
 
 
 def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[Recorded],
-                     null_like: Sequence[str] = (), per_oracle: int | None = None) -> RunResult:
+                     null_like: Sequence[str] = (), per_oracle: int | None = None,
+                     observe: ObservedFields | None = None) -> RunResult:
     """Check every recorded response against the enabled oracles of its operation and status.
 
     `per_oracle`: list at most that many violations of each oracle and count the rest (the CLI passes
-    `VIOLATIONS_PER_ORACLE`, as the runs keep); None lists them all (the benchmarks score every one)."""
+    `VIOLATIONS_PER_ORACLE`, as the runs keep); None lists them all (the benchmarks score every one).
+    `observe`: the fields to summarize, by operation and status: every checked response then feeds the
+    result's `observed` store (a request is told apart by method, path, path parameters and query)."""
     started = time.monotonic()
     index = OperationIndex(spec.operations)
     by_key: dict[OperationKey, list[Oracle]] = {}
@@ -111,6 +121,7 @@ def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[R
     checked = 0
     cap = ViolationCap(per_oracle)
     unchecked: list[ResponseProblem] = []
+    log = ObservationLog() if observe is not None else None
     for entry in recorded:
         url = entry.path + (f"?{entry.query}" if entry.query else "")
         ref = RequestRef(entry.where, 0, entry.method, url, entry.where)
@@ -128,10 +139,17 @@ def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[R
         key = OperationKey(op.method, op.path, matched)
         mine = by_key.get(key, [])
         checked += 1
-        for f in findings_of(mine, entry.body, null_like):
+        findings = findings_of(mine, entry.body, null_like)
+        for f in findings:
             cap.add(_violation(key, mine, f, ref))
+        if log is not None and observe is not None:
+            where = url + (f"#{entry.path_params}" if entry.path_params else "")
+            log.add(key, request_digest(entry.method, where), summarize(observe.get(key, ()), entry.body, null_like),
+                    {id(mine[f.index]): mine[f.index] for f in findings}.values(),
+                    [mine[i] for i in exercised_indices(mine, entry.body, null_like)])
     return RunResult("verify", len(recorded), checked, tuple(cap.kept), (), tuple(unchecked),
-                     time.monotonic() - started, omitted=cap.omitted)
+                     time.monotonic() - started, omitted=cap.omitted,
+                     observed=log.store(spec.file) if log is not None else None)
 
 
 def _violation(key: OperationKey, oracles: Sequence[Oracle], f: FindingLine, ref: RequestRef) -> Violation:

@@ -75,7 +75,7 @@ def test_a_bad_config_file_is_one_line_and_exit_2(repo: Path, capsys: pytest.Cap
     assert main(["check", "--head", "api/openapi.yaml"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == ("satori-ci: error: .satori.yml:3: unknown key 'specs[].stagin' "
-                           "(expected one of ignore, null_like, path, requests, skip_kinds, staging)")
+                           "(expected one of ignore, null_like, observe, path, requests, skip_kinds, staging)")
 
 
 def test_a_head_that_does_not_parse_is_exit_2(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,7 +53,7 @@ def test_run_shows_requests_done_and_the_current_operation_on_a_terminal(staging
         newman_available()
     spec = str(example_specs()[1])
     code, terminal = _on_a_terminal(["run", spec, "--oracles", str(FIXTURES / "bookshop.oracles.yaml"),
-                                     "--base-url", staging.base_url, "--runner", runner])
+                                     "--base-url", staging.base_url, "--runner", runner, "--no-observe"])
     assert code == 0, terminal
     assert "requests" in terminal and "/4" in terminal, terminal
     assert "GET /books" in terminal
@@ -63,6 +63,6 @@ def test_no_progress_when_stderr_is_not_a_terminal(staging: StagingServer) -> No
     spec = str(example_specs()[1])
     proc = subprocess.run([sys.executable, "-m", "satori_ci", "run", spec, "--oracles",
                            str(FIXTURES / "bookshop.oracles.yaml"), "--base-url", staging.base_url, "--runner",
-                           "native"], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          cwd=ROOT, timeout=120, check=False)
+                           "native", "--no-observe"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=120, check=False)
     assert proc.returncode == 0 and "\r" not in proc.stderr and "requests" not in proc.stderr

@@ -20,7 +20,7 @@ def test_report_json_has_verdict_exit_code_and_per_spec_details() -> None:
         ("violations", 1, "new-violations", 2)
     first, second = data["specs"]
     assert first["outcome"] == "violations"
-    assert first["counts"] == {"violations": 2, "failing": 1, "fields": 2}
+    assert first["counts"] == {"violations": 2, "failing": 1, "fields": 2, "suspect": 0, "preexisting": 0}
     assert first["field_diff"]["counts"] == {"added": 1, "removed": 1, "changed": 1, "moved": 1, "unchanged": 120}
     assert first["oracle_diff"]["counts"] == {"added": 1, "removed": 1, "changed": 1, "fields": 3}
     assert [(v["field"], v["new"], v["failing"]) for v in first["violations"]] == \

@@ -89,3 +89,18 @@ def spec_routes(server: StagingServer, spec: Spec) -> None:
     """A route without default for every operation of the spec: answers only what is queued."""
     for op in spec.operations:
         server.route(op.method, op.path)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The runs' working folders (Newman's `satori-newman-*`) in a folder of this session's: tests that look for
+    files left behind see only their own, whatever else runs on the machine."""
+    import tempfile
+
+    folder = tmp_path_factory.mktemp("runs-tmp")
+    before = tempfile.tempdir
+    tempfile.tempdir = str(folder)
+    try:
+        yield folder
+    finally:
+        tempfile.tempdir = before

@@ -16,6 +16,15 @@ ORACLES = str(FIXTURES / "bookshop.oracles.yaml")
 SPEC = str(BOOKSHOP_SPEC)
 
 
+@pytest.fixture(autouse=True)
+def _own_oracle_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run` and `verify` write the observation store next to the oracle file: a copy of it, never the fixture."""
+    copy = tmp_path / "oracles" / "bookshop.oracles.yaml"
+    copy.parent.mkdir()
+    copy.write_text((FIXTURES / "bookshop.oracles.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(__import__(__name__, fromlist=["ORACLES"]), "ORACLES", str(copy))
+
+
 def test_collection_to_a_file_and_to_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out" / "collection.json"
     assert main(["collection", SPEC, "--oracles", ORACLES, "--out", str(out), "--base-url", "http://s:1"]) == 0

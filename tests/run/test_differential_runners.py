@@ -3,7 +3,8 @@
 One Newman run and one native run over a collection that merges the inventory fixture API (responses
 generated with hypothesis: valid, faulty, null, null-like, wrong types, non-JSON, other statuses) and
 every labelled operation of ../shared/data (its real recorded responses, replayed in order, with its
-labels as oracles and its null-like set). Offline `verify` of the recorded lines must agree too.
+labels as oracles and its null-like set). Offline `verify` of the recorded lines must agree too, and both
+runners feed the observation store the same summaries.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 import pytest
 
 from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.observe.fields import observed_fields
+from satori_ci.observe.store import dump_store
 from satori_ci.postman.collection import Collection, build_collection
 from satori_ci.run.model import RunResult
 from satori_ci.run.native import run_native
@@ -52,7 +55,8 @@ def differential() -> Any:
     newman_available()
     inventory = load_spec(str(FIXTURES / "inventory.yaml"))
     inventory_oracles = oracles_of(FIXTURES / "inventory.oracles.yaml")
-    collections = [build_collection(inventory, inventory_oracles, null_like=gen.NULL_LIKE)]
+    collections = [build_collection(inventory, inventory_oracles, null_like=gen.NULL_LIKE,
+                                    observe=observed_fields(inventory.fields))]
     server = StagingServer()
     queues: dict[tuple[str, str, str | None], list[Canned]] = {}
     for (method, path), strategy in gen.INVENTORY.items():
@@ -62,7 +66,8 @@ def differential() -> Any:
     data = folders()
     for folder in data:
         spec = load_spec(folder.spec)
-        collections.append(build_collection(spec, folder.oracles, null_like=folder.null_like))
+        collections.append(build_collection(spec, folder.oracles, null_like=folder.null_like,
+                                            observe=observed_fields(spec.fields)))
         when = _omdb_route(folder) if folder.op_path == "/" else None
         name = folder.name if when else None
         server.route(folder.method, folder.op_path, when=when, name=name)
@@ -140,3 +145,13 @@ def test_recorded_responses_agree_with_offline_verify(differential: Differential
             (v.request.iteration, v.field, v.pointer, v.value, v.message) for v in online], folder.name
         assert offline.checked == len(folder.lines)
 
+
+
+def test_same_observation_store_for_the_same_responses(differential: Differential) -> None:
+    a, b = differential.newman.observed, differential.native.observed
+    assert a is not None and b is not None
+    assert dump_store(a) == dump_store(b)
+    checked = sum(op.responses for op in a.operations.values())
+    assert checked == differential.newman.checked
+    assert any(op.violated for op in a.operations.values()), "violations are counted per oracle"
+    assert sum(len(op.fields) for op in a.operations.values()) > 100

@@ -362,9 +362,102 @@
     return [];
   }
 
+  // -- observations: the twin of summarize in satori_ci/observe/summary.py (same JSON, see its docstring) --
+
+  var FORMATS = [['url', isUrl], ['numeric', isNumeric], ['email', isEmail], ['date', isDate], ['time', isTime]];
+
+  function distinct(keys, maxValues) {
+    var seen = Object.create(null);
+    var n = 0;
+    for (var i = 0; i < keys.length; i++) {
+      if (!has(seen, keys[i])) {
+        seen[keys[i]] = 1;
+        n += 1;
+        if (n > maxValues) return null;
+      }
+    }
+    return seen;
+  }
+
+  function lowest(xs) {
+    var m = xs[0];
+    for (var i = 1; i < xs.length; i++) if (xs[i] < m) m = xs[i];
+    return m;
+  }
+
+  function highest(xs) {
+    var m = xs[0];
+    for (var i = 1; i < xs.length; i++) if (xs[i] > m) m = xs[i];
+    return m;
+  }
+
+  function summarizeStrings(values, maxValues, maxLength) {
+    var lengths = values.map(function (s) { return codePoints(s).length; });
+    var out = { responses: 1, min_length: lowest(lengths), max_length: highest(lengths) };
+    FORMATS.forEach(function (f) { out[f[0]] = values.every(f[1]) ? 1 : 0; });
+    var keepable = values.every(function (s) { return codePoints(s).length <= maxLength && !isEmail(s); });
+    out.values = keepable ? distinct(values, maxValues) : null;
+    return out;
+  }
+
+  function summarizeArrays(arrays, nullLike, maxValues) {
+    var sizes = arrays.map(function (a) { return a.length; });
+    var informative = arrays.some(function (a) {
+      var nums = a.filter(isNumber);
+      for (var i = 1; i < nums.length; i++) if (nums[i] !== nums[0]) return true;
+      return false;
+    });
+    return {
+      responses: 1, min_size: lowest(sizes), max_size: highest(sizes),
+      ascending: arrays.every(function (a) { return orderBreak(a, true, nullLike) === null; }) ? 1 : 0,
+      descending: arrays.every(function (a) { return orderBreak(a, false, nullLike) === null; }) ? 1 : 0,
+      informative: informative ? 1 : 0, sizes: distinct(sizes.map(String), maxValues)
+    };
+  }
+
+  // What one field's values look like in one body: null when it has none (absent, null or null-like).
+  function summarizeField(segments, body, nullLike, maxValues, maxLength) {
+    var strings = [], numbers = [], booleans = [], arrays = [], objects = 0;
+    locate(body, segments, 0, '', []).forEach(function (hit) {
+      var v = hit[1];
+      if (v === null || v === undefined || isNullLike(v, nullLike)) return;
+      if (typeof v === 'string') strings.push(v);
+      else if (typeof v === 'boolean') booleans.push(v);
+      else if (isNumber(v)) numbers.push(v);
+      else if (Array.isArray(v)) arrays.push(v);
+      else objects += 1;
+    });
+    var total = strings.length + numbers.length + booleans.length + arrays.length + objects;
+    if (total === 0) return null;
+    var out = { responses: 1, values: total };
+    if (strings.length) out.string = summarizeStrings(strings, maxValues, maxLength);
+    if (numbers.length) {
+      out.number = { responses: 1, min: lowest(numbers), max: highest(numbers),
+        values: distinct(numbers.map(String), maxValues) };
+    }
+    if (booleans.length) {
+      out.boolean = { responses: 1, true: booleans.indexOf(true) >= 0 ? 1 : 0,
+        false: booleans.indexOf(false) >= 0 ? 1 : 0 };
+    }
+    if (arrays.length) out.array = summarizeArrays(arrays, nullLike, maxValues);
+    if (objects) out.objects = 1;
+    return out;
+  }
+
+  // fields: [{field, segments}]; returns {field path: summary} for the fields with a value in this body.
+  function summarize(fields, body, nullLike, maxValues, maxLength) {
+    var out = Object.create(null);
+    fields.forEach(function (f) {
+      var found = summarizeField(f.segments, body, nullLike || [], maxValues, maxLength);
+      if (found !== null) out[f.field] = found;
+    });
+    return out;
+  }
+
   return {
     checkBody: checkBody,
     exercised: exercised,
+    summarize: summarize,
     harvest: harvest,
     encodeSegment: encodeSegment,
     holds: holds,
