@@ -280,9 +280,9 @@ def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
     store_file = store_file_of(target.oracle_file)
     stored = read_store(store_file) if observing else None
     trusted = read_store_at(target.trusted_store) if target.trusted_store else None
-    backend = make_backend(options.backend, options.llm, options.progress, context=head.fields)
+    backend = make_backend(options.backend, options.llm, options.progress, context=head.fields, spec=head)
     update = update_oracle_file(head.file, head.fields, previous, backend, options.on_inferred,
-                                context_digests(head.fields))
+                                context_digests(head.fields, head))
     checked = [o for o in update.file.enabled_oracles() if _kept(o, target.settings)]
     run, skipped = _run(head, checked, target, options)
     updated, store, observation = update.file, None, None
