@@ -73,6 +73,8 @@ class SampleRequest:
     """The raw JSON body text, or None."""
     media_type: str | None
     placeholders: tuple[str, ...] = ()
+    guessed: tuple[str, ...] = ()
+    """Query and header parameters sent with a typed placeholder (the spec gives no value): a 5XX may be ours."""
     """Path parameters that carry a typed placeholder (no value from the config, a chain or the spec)."""
 
     def path(self, template: str) -> str:
@@ -523,7 +525,9 @@ def _request(operation: Operation, inputs: list[_Input], bodies: list[Any], k: i
         media = media or "application/json"
         headers.append(("Content-Type", media))
     placeholders = tuple(i.name for i in inputs if i.placeholder and i.location == "path")
-    return SampleRequest(tuple(path), tuple(query), tuple(headers), body, media if bodies else None, placeholders)
+    guessed = tuple(i.name for i in inputs if i.placeholder and i.location != "path")
+    return SampleRequest(tuple(path), tuple(query), tuple(headers), body, media if bodies else None, placeholders,
+                         guessed)
 
 
 def describe(template: str, request: SampleRequest) -> Iterator[str]:

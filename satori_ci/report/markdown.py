@@ -338,7 +338,7 @@ def _problems(run: RunResult | None, limits: Limits) -> list[str]:
     if run is None:
         return []
     entries = [f"server error {e.status} {esc.code(f'{e.request.method} {e.request.url}')}"
-               + (f" ({e.attempts} attempts)" if e.attempts > 1 else "") for e in run.server_errors]
+               + (f" ({e.attempts} attempts)" if e.attempts > 1 else "") + esc.text(e.hint) for e in run.server_errors]
     entries += [f"{esc.code(p.kind.value)} {esc.code(f'{p.request.method} {p.request.url}')}: {esc.text(p.detail)}"
                + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
     entries += [f"not checked, {esc.code(u.kind.value)}{f' ({u.status})' if u.status is not None else ''} "

@@ -62,7 +62,7 @@ def run_text(result: RunResult) -> str:
                    f"not listed (the first {o.listed} are)\n")
     for e in result.server_errors:
         attempts = f" after {_plural(e.attempts, 'attempt')}" if e.attempts > 1 else ""
-        out.append(f"SERVER ERROR {e.status}: {e.request.method} {e.request.url}{attempts}\n")
+        out.append(f"SERVER ERROR {e.status}: {e.request.method} {e.request.url}{attempts}{e.hint}\n")
     for p in result.infrastructure:
         attempts = f" after {_plural(p.attempts, 'attempt')}" if p.attempts > 1 else ""
         out.append(f"INFRASTRUCTURE {p.kind.value}: {p.request.method} {p.request.url}: {p.detail}{attempts}\n")

@@ -93,7 +93,7 @@ def _problems(run: RunResult | None, paint: partial[str]) -> list[str]:
     if run is None:
         return []
     lines = [f"  server error {e.status} {_t(e.request.method, 10)} {_t(e.request.url, 200)}"
-             + (f" ({e.attempts} attempts)" if e.attempts > 1 else "") for e in run.server_errors]
+             + (f" ({e.attempts} attempts)" if e.attempts > 1 else "") + _t(e.hint) for e in run.server_errors]
     lines += [f"  {p.kind.value} {_t(p.request.method, 10)} {_t(p.request.url, 200)}: {_t(p.detail)}"
               + (f" ({p.attempts} attempts)" if p.attempts > 1 else "") for p in run.infrastructure]
     lines += [f"  not checked, {u.kind.value}{f' ({u.status})' if u.status is not None else ''} "

@@ -72,9 +72,21 @@ class ServerError:
     request: RequestRef
     status: int
     attempts: int
+    guessed: tuple[str, ...] = ()
+    """Parameters the request carried placeholders for: the answer may be to our guess."""
+
+    @property
+    def hint(self) -> str:
+        """`` (sent with placeholder values for q: give real ones with --value q=... or requests: values)``."""
+        if not self.guessed:
+            return ""
+        names = ", ".join(self.guessed)
+        return (f" (sent with placeholder values for {names}: give real ones with --value {self.guessed[0]}=... or "
+                "requests: values in .satori.yml)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "attempts": self.attempts, "request": _request_dict(self.request)}
+        return {"status": self.status, "attempts": self.attempts, "request": _request_dict(self.request),
+                "placeholders": list(self.guessed)}
 
 
 @dataclass(frozen=True)

@@ -309,7 +309,8 @@ class Tally:
             self.infrastructure.append(InfraProblem(ref, ProblemKind.CONNECTION, exchange.detail or "no response",
                                                     attempts))
         elif status >= 500:
-            self.server_errors.append(ServerError(ref, status, attempts))
+            guessed = item.sample.guessed if item.team is None else ()
+            self.server_errors.append(ServerError(ref, status, attempts, guessed))
         elif item.status_key(status) is None and 300 <= status < 400 and exchange.location:
             self.unchecked.append(ResponseProblem(
                 ref, ResponseProblemKind.REDIRECTED, status,

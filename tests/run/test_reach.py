@@ -327,7 +327,9 @@ def test_run_sends_the_config_files_staging_headers(capsys: pytest.CaptureFixtur
 def test_a_500_is_a_finding_retried_once(capsys: pytest.CaptureFixture[str], app: ResourcesApp, oracles: Path,
                                          tmp_path: Path) -> None:
     result = run(capsys, app, oracles, tmp_path, "--header", AUTH)
-    assert result.lines("SERVER ERROR") == [f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts"]
+    assert result.lines("SERVER ERROR") == [
+        f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts (sent with placeholder values for q: "
+        "give real ones with --value q=... or requests: values in .satori.yml)"]
     assert [t for t in targets(app) if "/search" in t] == ["GET /search?q=string"] * 2
     assert result.code == 1
     assert result.report["violations"] == []
@@ -340,7 +342,9 @@ def test_server_errors_report_lists_them_without_failing(capsys: pytest.CaptureF
                                                          oracles: Path, tmp_path: Path) -> None:
     config = write_config(tmp_path / "satori.yml", requests={"server_errors": "report"})
     result = run(capsys, app, oracles, tmp_path, "--header", AUTH, "--config", str(config))
-    assert result.lines("SERVER ERROR") == [f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts"]
+    assert result.lines("SERVER ERROR") == [
+        f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts (sent with placeholder values for q: "
+        "give real ones with --value q=... or requests: values in .satori.yml)"]
     assert len(result.report["server_errors"]) == 1
     assert result.code == 0, result.out
 
