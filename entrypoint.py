@@ -170,8 +170,8 @@ def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, 
             head=path, base=f"{ctx.base_sha}:{path}" if ctx.base_sha else None,
             oracle_file=oracle_file,
             settings=settings, staging_url=staging.url, headers=staging.headers, plan=plan,
-            min_exercised=sending.requests.min_exercised if sending.requests.min_exercised is not None else 1,
-            fail_on_server_errors=sending.requests.server_errors != "report", team=team,
+            min_exercised=sending.requests.min_exercised_or_default,
+            fail_on_server_errors=sending.requests.fail_on_server_errors, team=team,
             trusted_store=trusted_store,
         ))
     return out

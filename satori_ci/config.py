@@ -108,6 +108,14 @@ class RequestSettings:
     collection: str | None = None
     environment: str | None = None
 
+    @property
+    def min_exercised_or_default(self) -> int:
+        return self.min_exercised if self.min_exercised is not None else 1
+
+    @property
+    def fail_on_server_errors(self) -> bool:
+        return self.server_errors != "report"
+
 
 @dataclass(frozen=True)
 class ObserveSettings:

@@ -142,9 +142,8 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
     wanted = getattr(args, "min_exercised", None)
     if wanted is not None and wanted < 0:
         raise UsageError("--min-exercised must be 0 or more")
-    min_exercised = wanted if wanted is not None else (settings.requests.min_exercised
-                                                         if settings.requests.min_exercised is not None else 1)
+    min_exercised = wanted if wanted is not None else settings.requests.min_exercised_or_default
     team = load_team(args.postman_collection or settings.requests.collection,
                      args.postman_environment or (None if args.postman_collection else settings.requests.environment))
     return RequestInputs(tuple(headers), tuple(references), plan, min_exercised,
-                         settings.requests.server_errors != "report", tuple(notes), team)
+                         settings.requests.fail_on_server_errors, tuple(notes), team)

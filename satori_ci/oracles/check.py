@@ -178,31 +178,34 @@ def _clip(v: Any) -> Any:
 
 def check_body(oracles: Sequence[Oracle], body: Any, null_like: Collection[str] = ()) -> list[Finding]:
     """Every violation of the (enabled) oracles in body: oracle order, then document order."""
+    return check_and_exercise(oracles, body, null_like)[0]
+
+
+def check_and_exercise(oracles: Sequence[Oracle], body: Any, null_like: Collection[str] = ()
+                       ) -> tuple[list[Finding], tuple[int, ...]]:
+    """In one walk of the body: the findings (as `check_body`) and the indices of the enabled oracles that met at
+    least one value that is neither null nor null-like (they were exercised)."""
     nulls = frozenset(null_like)
     findings: list[Finding] = []
-    for oracle in oracles:
+    exercised: list[int] = []
+    for index, oracle in enumerate(oracles):
         if not oracle.enabled:
             continue
         segments = _segments(oracle.field)
         name = field_name(segments)
+        met = False
         for pointer, v in locate(body, segments):
             if v is None or (isinstance(v, str) and v in nulls):
                 continue
+            met = True
             why = complaint(oracle.kind, oracle.value, v, nulls)
             if why is not None:
                 findings.append(Finding(oracle, pointer, _clip(v), f"{name} = {truncate_json(v)} {why}"))
-    return findings
+        if met:
+            exercised.append(index)
+    return findings, tuple(exercised)
 
 
 def exercised_indices(oracles: Sequence[Oracle], body: Any, null_like: Collection[str] = ()) -> tuple[int, ...]:
     """Indices of the (enabled) oracles that met at least one value that is neither null nor null-like."""
-    nulls = frozenset(null_like)
-    out = []
-    for index, oracle in enumerate(oracles):
-        if not oracle.enabled:
-            continue
-        for _, v in locate(body, _segments(oracle.field)):
-            if not (v is None or (isinstance(v, str) and v in nulls)):
-                out.append(index)
-                break
-    return tuple(out)
+    return check_and_exercise(oracles, body, null_like)[1]

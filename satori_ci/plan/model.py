@@ -57,6 +57,10 @@ class SkipKind(StrEnum):
     """Opted in, but without a 2XX JSON response in the spec: no oracle could be checked."""
 
 
+ON_PURPOSE = frozenset({SkipKind.UNSAFE_METHOD, SkipKind.IGNORED, SkipKind.NOTHING_TO_CHECK})
+"""Operations left out by decision, not for want of an input: their oracles are not counted as missed."""
+
+
 @dataclass(frozen=True, order=True)
 class Skip:
     """An operation that is not sent, and what would make it sent."""
@@ -69,6 +73,10 @@ class Skip:
     @property
     def label(self) -> str:
         return f"{self.method} {self.path}"
+
+    @property
+    def on_purpose(self) -> bool:
+        return self.kind in ON_PURPOSE
 
     def to_dict(self) -> dict[str, str]:
         return {"method": self.method, "path": self.path, "kind": self.kind.value, "detail": self.detail}

@@ -140,8 +140,9 @@ if (statusOk) {
   });
 }
 
-var findings = statusOk && isJson ? satori.checkBody(oracles, body, nullLike) : [];
-var exercised = statusOk && isJson ? satori.exercised(oracles, body, nullLike) : [];
+var checked = statusOk && isJson ? satori.checkAndExercise(oracles, body, nullLike) : { findings: [], exercised: [] };
+var findings = checked.findings;
+var exercised = checked.exercised;
 // what the observed fields of a checked 2XX JSON body looked like (satori-ci's observation store)
 var observedFields = statusOk && isJson && Object.prototype.hasOwnProperty.call(observedByStatus, statusKey) ?
   observedByStatus[statusKey] : [];

@@ -16,10 +16,6 @@ KIND_TITLES = {
 }
 
 
-BY_DESIGN = frozenset({SkipKind.UNSAFE_METHOD, SkipKind.IGNORED, SkipKind.NOTHING_TO_CHECK})
-"""Operations left out on purpose: their oracles are not counted as missed."""
-
-
 @dataclass(frozen=True)
 class Coverage:
     operations: int
@@ -51,11 +47,10 @@ def coverage_of(run: RunResult) -> Coverage | None:
         groups.setdefault(skip.kind, []).append(skip)
     unexercised = tuple((c.label, c.sent, c.checked, c.enabled) for c in run.coverage
                         if c.sent and c.enabled and not c.exercised)
-    aside = {k.label for k in run.skipped if k.kind in BY_DESIGN}
-    sendable = [c for c in run.coverage if c.label not in aside]
+    sendable = run.sendable
     return Coverage(operations=len(sendable), reached=sum(1 for c in sendable if c.checked),
-                    exercised=run.oracles_exercised, enabled=sum(c.enabled for c in sendable),
-                    left_out=sum(c.enabled for c in run.coverage if c.label in aside),
+                    exercised=run.oracles_exercised, enabled=run.oracles_sendable,
+                    left_out=run.oracles_enabled - run.oracles_sendable,
                     not_sent=tuple((k, tuple(groups[k])) for k in SkipKind if k in groups),
                     unexercised=unexercised)
 

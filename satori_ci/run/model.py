@@ -9,7 +9,7 @@ from typing import Any
 from satori_ci.exit_codes import ExitCode
 from satori_ci.observe.store import ObservationStore
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan.model import Skip, SkipKind
+from satori_ci.plan.model import Skip
 from satori_ci.postman.script import FINDINGS_PER_ORACLE
 from satori_ci.spec.model import OperationKey
 
@@ -258,11 +258,14 @@ class RunResult:
         return sum(c.enabled for c in self.coverage)
 
     @property
+    def sendable(self) -> tuple[OperationCoverage, ...]:
+        """The operations the run could send (not left out on purpose: non-safe, ignored, nothing to check)."""
+        aside = {k.label for k in self.skipped if k.on_purpose}
+        return tuple(c for c in self.coverage if c.label not in aside)
+
+    @property
     def oracles_sendable(self) -> int:
-        """Enabled oracles of the operations the run could send (not left out on purpose: non-safe, ignored)."""
-        aside = {k.label for k in self.skipped
-                 if k.kind in (SkipKind.UNSAFE_METHOD, SkipKind.IGNORED, SkipKind.NOTHING_TO_CHECK)}
-        return sum(c.enabled for c in self.coverage if c.label not in aside)
+        return sum(c.enabled for c in self.sendable)
 
     @property
     def oracles_exercised(self) -> int:

@@ -18,7 +18,6 @@ import requests
 import urllib3
 
 from satori_ci.observe.summary import summarize
-from satori_ci.oracles.check import exercised_indices
 from satori_ci.postman.collection import Collection, RequestItem
 from satori_ci.run.model import ProblemKind, RunResult
 from satori_ci.run.outcome import (
@@ -28,7 +27,7 @@ from satori_ci.run.outcome import (
     apply_harvests,
     base_url_of,
     body_text,
-    findings_of,
+    checked_lines,
     listed_findings,
     parse_json,
     prepare,
@@ -144,11 +143,12 @@ def exchange(session: requests.Session, item: RequestItem, base_url: str, variab
     if not ok:
         return Exchange(status=status, detail=f"the body of {item.label} is not JSON"), None
     oracles = item.oracles_for(key)
-    findings, omitted = listed_findings(findings_of(oracles, parsed, item.null_like))
+    lines, exercised = checked_lines(oracles, parsed, item.null_like)
+    findings, omitted = listed_findings(lines)
     fields = item.observed_for(key)
     observed = summarize(fields, parsed, item.null_like) if item.observed else None
     return Exchange(status=status, is_json=True, findings=findings, omitted=omitted,
-                    exercised=exercised_indices(oracles, parsed, item.null_like), observed=observed), parsed
+                    exercised=exercised, observed=observed), parsed
 
 
 def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:

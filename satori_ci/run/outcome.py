@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 from satori_ci.observe.store import ObservationLog, request_digest
 from satori_ci.observe.summary import FieldObservations
-from satori_ci.oracles.check import check_body, truncate_json
+from satori_ci.oracles.check import check_and_exercise, truncate_json
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.harvest import MOST, harvest
 from satori_ci.plan.model import Skip, SkipKind
@@ -252,9 +252,16 @@ def redirect_target(request_url: str, location: str) -> str:
 
 def findings_of(oracles: Sequence[Oracle], body: Any, null_like: Sequence[str]) -> tuple[FindingLine, ...]:
     """The Python checker's findings in the form the test scripts report them."""
+    return checked_lines(oracles, body, null_like)[0]
+
+
+def checked_lines(oracles: Sequence[Oracle], body: Any, null_like: Sequence[str]
+                  ) -> tuple[tuple[FindingLine, ...], tuple[int, ...]]:
+    """One walk of the body: the findings as the test scripts report them, and the oracles exercised."""
     index = {id(o): i for i, o in enumerate(oracles)}
+    findings, exercised = check_and_exercise(oracles, body, null_like)
     return tuple(FindingLine(index[id(f.oracle)], f.pointer, truncate_json(f.value), f.message)
-                 for f in check_body(oracles, body, null_like))
+                 for f in findings), exercised
 
 
 class Tally:

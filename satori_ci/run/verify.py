@@ -17,12 +17,11 @@ from typing import Any
 from satori_ci.observe.fields import ObservedFields
 from satori_ci.observe.store import ObservationLog, request_digest
 from satori_ci.observe.summary import summarize
-from satori_ci.oracles.check import exercised_indices
 from satori_ci.oracles.model import Oracle
 from satori_ci.postman.collection import match_status
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RequestRef, ResponseProblem, ResponseProblemKind, RunResult, Violation, ViolationCap
-from satori_ci.run.outcome import FindingLine, findings_of, parse_json
+from satori_ci.run.outcome import FindingLine, checked_lines, parse_json
 from satori_ci.spec.model import Operation, OperationKey, Spec
 from satori_ci.spec.paths import FieldPathError
 from satori_ci.spec.paths import parse as parse_field_path
@@ -147,14 +146,14 @@ def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[R
         key = OperationKey(op.method, op.path, matched)
         mine = by_key.get(key, [])
         checked += 1
-        findings = findings_of(mine, entry.body, null_like)
+        findings, exercised = checked_lines(mine, entry.body, null_like)
         for f in findings:
             cap.add(_violation(key, mine, f, ref))
         if log is not None and observe is not None:
             where = url + (f"#{entry.path_params}" if entry.path_params else "")
             log.add(key, request_digest(entry.method, where), summarize(observe.get(key, ()), entry.body, null_like),
                     {id(mine[f.index]): mine[f.index] for f in findings}.values(),
-                    [mine[i] for i in exercised_indices(mine, entry.body, null_like)])
+                    [mine[i] for i in exercised])
     return RunResult("verify", len(recorded), checked, tuple(cap.kept), (), tuple(unchecked),
                      time.monotonic() - started, tuple(notes), omitted=cap.omitted,
                      observed=log.store(spec.file) if log is not None else None)

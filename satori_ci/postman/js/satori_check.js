@@ -292,41 +292,37 @@
   }
 
   // oracles: [{field, segments, oracle, value}]; returns [{index, pointer, value, message}].
-  function checkBody(oracles, body, nullLike) {
+  // In one walk of the body: the findings, and the indices of the oracles that met at least one value that is
+  // not null (nor null-like): they were exercised.
+  function checkAndExercise(oracles, body, nullLike) {
     var nulls = nullLike || [];
     var findings = [];
+    var exercised = [];
     oracles.forEach(function (o, index) {
       if (o.enabled === false) return;
       var name = fieldName(o.segments);
       var value = o.value === undefined ? null : o.value;
+      var met = false;
       locate(body, o.segments, 0, '', []).forEach(function (hit) {
         var v = hit[1];
         if (v === null || v === undefined || isNullLike(v, nulls)) return;
+        met = true;
         var why = complaint(o.oracle, value, v, nulls);
         if (why !== null) {
           findings.push({ index: index, pointer: hit[0], value: clip(v), message: name + ' = ' + truncateJson(v) + ' ' + why });
         }
       });
+      if (met) exercised.push(index);
     });
-    return findings;
+    return { findings: findings, exercised: exercised };
   }
 
-  // Indices of the oracles that met at least one value that is not null (nor null-like): they were exercised.
+  function checkBody(oracles, body, nullLike) {
+    return checkAndExercise(oracles, body, nullLike).findings;
+  }
+
   function exercised(oracles, body, nullLike) {
-    var nulls = nullLike || [];
-    var out = [];
-    oracles.forEach(function (o, index) {
-      if (o.enabled === false) return;
-      var hits = locate(body, o.segments, 0, '', []);
-      for (var i = 0; i < hits.length; i++) {
-        var v = hits[i][1];
-        if (!(v === null || v === undefined || isNullLike(v, nulls))) {
-          out.push(index);
-          return;
-        }
-      }
-    });
-    return out;
+    return checkAndExercise(oracles, body, nullLike).exercised;
   }
 
   // A value as one percent-encoded path segment: everything but A-Z a-z 0-9 - . _ ~ encoded (Python's quote).
@@ -456,6 +452,7 @@
 
   return {
     checkBody: checkBody,
+    checkAndExercise: checkAndExercise,
     exercised: exercised,
     summarize: summarize,
     harvest: harvest,
