@@ -234,10 +234,6 @@ class RunResult:
     skipped: tuple[Skip, ...] = ()
     """Operations not sent (by the plan, or at run time for want of a chained value), and why."""
     coverage: tuple[OperationCoverage, ...] = ()
-    denied: int = 0
-    """Responses with 401 or 403."""
-    unauthenticated: int = 0
-    """Responses with 401 (a valid credential is never answered 401; a forbidden resource is 403)."""
     headers_sent: tuple[str, ...] = ()
     """Names of the credential and configured headers the requests carried (never their values)."""
     min_exercised: int = 1
@@ -270,6 +266,17 @@ class RunResult:
     @property
     def oracles_exercised(self) -> int:
         return sum(c.exercised for c in self.coverage)
+
+    @property
+    def denied(self) -> int:
+        """Responses with 401 or 403."""
+        return sum(1 for u in self.unchecked if u.kind is ResponseProblemKind.UNEXPECTED_STATUS
+                   and u.status in AUTH_STATUSES)
+
+    @property
+    def unauthenticated(self) -> int:
+        """Responses with 401 (a valid credential is never answered 401; a forbidden resource is 403)."""
+        return sum(1 for u in self.unchecked if u.kind is ResponseProblemKind.UNEXPECTED_STATUS and u.status == 401)
 
     @property
     def auth_failure(self) -> str | None:

@@ -24,7 +24,6 @@ from satori_ci.plan.samples import encode
 from satori_ci.postman.collection import Collection, RequestItem, substitute
 from satori_ci.postman.script import FINDINGS_PER_ORACLE
 from satori_ci.run.model import (
-    AUTH_STATUSES,
     InfraProblem,
     OperationCoverage,
     ProblemKind,
@@ -271,8 +270,6 @@ class Tally:
         self.runner = runner
         self.requests = 0
         self.checked = 0
-        self.denied = 0
-        self.unauthenticated = 0
         self.cap = ViolationCap()
         self.infrastructure: list[InfraProblem] = []
         self.unchecked: list[ResponseProblem] = []
@@ -324,9 +321,6 @@ class Tally:
                 f"HTTP {status}: redirected to {redirect_target(ref.url, exchange.location)} (not followed: "
                 "satori-ci sends the credentials to the base URL only; use the final address as the base URL)"))
         elif item.status_key(status) is None:
-            if status in AUTH_STATUSES:
-                self.denied += 1
-                self.unauthenticated += status == 401
             expected = " or ".join(item.statuses)
             self.unchecked.append(ResponseProblem(ref, ResponseProblemKind.UNEXPECTED_STATUS, status,
                                                   f"HTTP {status}, expected {expected}"))
@@ -375,7 +369,7 @@ class Tally:
         return RunResult(self.runner, self.requests, self.checked, tuple(self.cap.kept),
                          tuple(self.infrastructure), tuple(self.unchecked), seconds, tuple(notes),
                          server_errors=tuple(self.server_errors), skipped=self._skipped(skips),
-                         coverage=self._coverage(skips), denied=self.denied, unauthenticated=self.unauthenticated,
+                         coverage=self._coverage(skips),
                          headers_sent=self.headers,
                          min_exercised=config.min_exercised if config else 1,
                          fail_on_server_errors=config.fail_on_server_errors if config else True,
