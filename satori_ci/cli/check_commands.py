@@ -72,7 +72,7 @@ def run_check(args: argparse.Namespace) -> int:
     ensure_inside_workspace(oracle_file, outside_ok=outside_ok)  # before reading it or sending anything
     ensure_inside_workspace(store_file, outside_ok=outside_ok)
     url = settings.staging(environ, args.staging_url).url
-    inputs = request_inputs(args, settings, environ)
+    inputs = request_inputs(args, settings, environ, args.staging_url)
     notes = list(inputs.notes)
     if url is not None:
         check_base_url(url, "the staging URL")

@@ -114,8 +114,10 @@ def _value(text: str) -> tuple[str, str]:
     return name, value
 
 
-def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapping[str, str]) -> RequestInputs:
-    """Flags first, then the spec's config (staging headers, `requests:`)."""
+def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapping[str, str],
+                   url: str | None = None) -> RequestInputs:
+    """Flags first, then the spec's config (staging headers, `requests:`); `url`: the server the command was given
+    (then an unset `staging.url_env` is no news)."""
     notes: list[str] = []
     headers = [_header(h) for h in args.header]
     references = [(name, f"SATORI_HEADER_{n}") for n, (name, _) in enumerate(headers, start=1)]
@@ -127,8 +129,7 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
             notes.append(f"{variable} is not set: the {name} header is not sent")
         else:
             headers.append((name, value))
-    target = args.staging_url if hasattr(args, "staging_url") else getattr(args, "base_url", None)  # check | run
-    staging = settings.staging(environ, target)
+    staging = settings.staging(environ, url)
     flagged = {name.lower() for name, _ in headers}
     supplied = tuple(f"the {h} header is not sent" for h, _ in settings.headers if h.lower() in flagged)
     notes.extend(n for n in staging.notes if not n.endswith(supplied or ("\0",)))

@@ -86,7 +86,7 @@ def _planned_collection(args: argparse.Namespace, spec: Spec, oracles: list[Orac
     """The collection of what the plan sends, under the flags and the config's `requests:`; `observe`: the fields
     whose values each response is summarized for (the observation store)."""
     settings = _settings(args, spec)
-    inputs = request_inputs(args, settings, os.environ)
+    inputs = request_inputs(args, settings, os.environ, base_url)
     plan = plan_requests(spec, inputs.plan)
     nulls = tuple(args.null_like) if args.null_like else settings.null_like
     fields = observed_fields(observe) if observe is not None else None
