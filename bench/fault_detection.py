@@ -73,7 +73,7 @@ def rules_oracles(spec: Spec, fields: list[Any]) -> list[Oracle] | None:
         from satori_ci.infer.rules import RulesBackend
     except ImportError:
         return None
-    return [o for r in RulesBackend(spec.fields).infer(fields).results for o in r.oracles]
+    return [o for r in RulesBackend(spec=spec).infer(fields).results for o in r.oracles]
 
 
 def learned_oracles(spec: Spec, fields: list[Any], existing: list[Oracle], train: list[Recorded],
