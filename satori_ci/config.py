@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from satori_ci.oracles.kinds import OracleKind
+from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import DEFAULT_CHAIN, PlanSettings
 from satori_ci.report.model import FailOn
 from satori_ci.spec.errors import SpecError, SpecErrorKind
@@ -140,6 +141,11 @@ class SpecConfig:
     observe: ObserveSettings = field(default_factory=ObserveSettings)
     source: str = DEFAULT_CONFIG
     """The config file this came from (hints name it)."""
+
+    def checks(self, oracle: Oracle) -> bool:
+        """Whether this file leaves the oracle to be checked (not a kind to skip, not an ignored field/operation)."""
+        return (oracle.kind not in self.skip_kinds and not self.ignore.field(oracle.field)
+                and not self.ignore.operation(oracle.operation.method, oracle.operation.path))
 
     def plan_settings(self, environ: Mapping[str, str], values: tuple[tuple[str, str], ...] = (),
                       unsafe: tuple[str, ...] = (), chain: int | None = None) -> tuple[PlanSettings, tuple[str, ...]]:

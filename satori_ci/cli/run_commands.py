@@ -74,6 +74,16 @@ def _settings(args: argparse.Namespace, spec: Spec) -> SpecConfig:
     return load_config(args.config).for_spec(spec.file)
 
 
+def _configured(args: argparse.Namespace, spec: Spec, oracles: list[Oracle]) -> list[Oracle]:
+    """The oracles the config leaves to check (`skip_kinds`, `ignore.fields`, `ignore.operations`), as `check` does."""
+    settings = _settings(args, spec)
+    kept = [o for o in oracles if settings.checks(o)]
+    if len(kept) < len(oracles):
+        print(f"satori-ci: note: {len(oracles) - len(kept)} enabled oracle(s) left out by {settings.source} "
+              "(skip_kinds, ignore)", file=sys.stderr)
+    return kept
+
+
 def null_like(args: argparse.Namespace, spec: Spec) -> tuple[str, ...]:
     """`--null-like` values, else the config file's `null_like` for this spec."""
     if args.null_like:
@@ -136,7 +146,7 @@ def _plural(n: int, word: str) -> str:
 
 def run_collection(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
-    oracles = read_oracles(args.oracles, spec)
+    oracles = _configured(args, spec, read_oracles(args.oracles, spec))
     collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
     collection = collection.with_headers([(name, "{{" + variable + "}}") for name, variable
                                           in inputs.header_references],
@@ -175,7 +185,7 @@ def _finish(result: RunResult, args: argparse.Namespace, extra: dict[str, Any]) 
 
 def run_run(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
-    oracles = read_oracles(args.oracles, spec)
+    oracles = _configured(args, spec, read_oracles(args.oracles, spec))
     check_base_url(args.base_url, "--base-url")
     observe = _observed(args, spec)
     collection, inputs = _planned_collection(args, spec, oracles, args.base_url, observe)
@@ -200,7 +210,7 @@ def run_run(args: argparse.Namespace) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
-    oracles = read_oracles(args.oracles, spec)
+    oracles = _configured(args, spec, read_oracles(args.oracles, spec))
     choice = None
     if args.operation:
         method, path, status = parse_operation(args.operation)
