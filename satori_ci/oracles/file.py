@@ -28,6 +28,8 @@ from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.errors import SpecError
 from satori_ci.spec.model import OperationKey
+from satori_ci.spec.paths import FieldPathError
+from satori_ci.spec.paths import parse as parse_field_path
 from satori_ci.spec.yaml_loader import load_yaml
 
 FORMAT_VERSION = 1
@@ -262,6 +264,11 @@ class _Reader:
         return OracleFile(spec=str(raw.get("spec") or ""), entries=tuple(entries))
 
     def _entry(self, operation: OperationKey, field: str, body: Any, parent: dict[str, Any]) -> FieldEntry:
+        try:
+            parse_field_path(field)
+        except FieldPathError as exc:
+            raise self.fail(parent, field, f"{field!r} is not a field path ({exc}); escape '.', '[', ']', '{{', "
+                            "'}' and '\\' in property names with a backslash") from None
         if not isinstance(body, dict):
             raise self.fail(parent, field, f"field {field!r} needs 'fingerprint' and 'oracles'")
         unknown = sorted(set(body) - {"fingerprint", "context", "oracles"})

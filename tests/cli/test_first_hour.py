@@ -96,11 +96,12 @@ def test_from_a_subfolder_the_config_and_the_oracle_folder_are_the_repositorys(
     assert (repo / "review" / "api.oracles.yaml").exists() and not (repo / "sub" / "review").exists()
 
 
-def test_a_hand_edited_field_path_that_does_not_parse_is_a_note_not_a_crash(
+def test_a_hand_edited_field_path_that_does_not_parse_is_one_line_with_its_line_and_exit_2(
         repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (repo / "o.yaml").write_text('version: 1\noperations:\n  "GET /books 200":\n    "books[":\n      fingerprint: ""\n'
                                  '      oracles: [{kind: string_is_url, source: "manual", enabled: true}]\n')
     (repo / "r.jsonl").write_text('{"method": "GET", "path": "/books", "status": "200", "body": {"books": []}}\n')
-    assert main(["verify", "api.yaml", "--oracles", "o.yaml", "--responses", "r.jsonl", "--no-observe"]) == 0
-    out = capsys.readouterr().out
-    assert "note: GET /books 200: " in out and "its string_is_url oracle is not checked" in out
+    assert main(["verify", "api.yaml", "--oracles", "o.yaml", "--responses", "r.jsonl", "--no-observe"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("satori-ci: error: o.yaml:4: 'books[' is not a field path (unbalanced '[' at offset 5 in 'books['); "
+                   "escape '.', '[', ']', '{', '}' and '\\' in property names with a backslash\n")

@@ -15,6 +15,7 @@ from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file, loa
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import OperationKey
+from satori_ci.spec.paths import escape_name
 
 
 def _with_value(value: str, kind: str = "number_min_value") -> str:
@@ -102,7 +103,8 @@ def _round_trips(data: OracleFile) -> str:
 
 @pytest.mark.parametrize("char", SEPARATORS)
 def test_separators_and_controls_in_paths_and_field_names_round_trip(char: str) -> None:
-    text = _round_trips(_one(OperationKey("GET", f"/a{char}b", "200"), f"x{char}y", spec=f"api/{char}.yaml"))
+    text = _round_trips(_one(OperationKey("GET", f"/a{char}b", "200"), escape_name(f"x{char}y"),
+                             spec=f"api/{char}.yaml"))
     assert len(text.splitlines()) == len(dump_oracle_file(_one(OP, "xy")).splitlines())  # no line was broken
 
 
@@ -141,6 +143,13 @@ _METHODS = st.sampled_from(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OP
 _STATUSES = st.sampled_from(["200", "201", "204", "2XX", "2xx"])
 
 
+_NAMES = st.one_of(_TEXT.filter(bool), _LONG)
+_FIELD_PATHS = st.one_of(st.just(""), st.lists(st.tuples(_NAMES, st.sampled_from(["", "[]", "{}", "[][]"])),
+                                                min_size=1, max_size=3)
+                         .map(lambda steps: ".".join(escape_name(name) + suffix for name, suffix in steps)))
+"""Field paths of the contract: any property names, escaped, with arrays and maps along the way."""
+
+
 @st.composite
 def _oracle_files(draw: st.DrawFn) -> OracleFile:
     operations = draw(st.lists(st.tuples(_METHODS, st.one_of(_TEXT.map(lambda t: "/" + t), _TEXT, _LONG),
@@ -148,7 +157,7 @@ def _oracle_files(draw: st.DrawFn) -> OracleFile:
     entries = []
     for method, path, status in operations:
         operation = OperationKey(method, path, status)
-        fields = draw(st.lists(st.one_of(_TEXT, _LONG), min_size=1, max_size=4, unique=True))
+        fields = draw(st.lists(_FIELD_PATHS, min_size=1, max_size=4, unique=True))
         for field in fields:
             oracles = (Oracle(operation, field, OracleKind.STRING_SPECIFIC_VALUES, (draw(_TEXT), field),
                               draw(st.sampled_from(["declared", "rules", "manual"])), draw(_TEXT),
