@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from satori_ci.config import ConfigError
 from satori_ci.exit_codes import ExitCode
+from satori_ci.infer.llm.batch import BatchError, BatchErrorKind
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.postman.team import TeamCollectionError
 from satori_ci.run.errors import RunError, RunErrorKind
@@ -22,6 +23,8 @@ def classify(exc: Exception) -> tuple[ExitCode | None, str]:
         return ExitCode.INPUT_ERROR, str(exc)
     if isinstance(exc, OracleFileError | TeamCollectionError):
         return ExitCode.INPUT_ERROR, str(exc)
+    if isinstance(exc, BatchError):
+        return (ExitCode.INPUT_ERROR if exc.kind is BatchErrorKind.INPUT else ExitCode.INFRASTRUCTURE), exc.message
     if isinstance(exc, RunError):
         code = ExitCode.INPUT_ERROR if exc.kind is RunErrorKind.INPUT else ExitCode.INFRASTRUCTURE
         return code, exc.message

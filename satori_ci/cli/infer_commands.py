@@ -140,12 +140,16 @@ def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args
         bar.close()
 
 
-def summary_lines(result: UpdateResult, path: Path, backend: str) -> list[str]:
+def summary_lines(result: UpdateResult, path: Path, backend: str, *, batch_requests: int | None = None) -> list[str]:
+    """The run in a few lines; `batch_requests`: the answers came from a batch of that many requests."""
     oracles = sum(len(e.oracles) for e in result.file.entries)
     lines = [f"{len(result.file.entries)} field(s): {result.reused} reused, {result.moved} moved, "
              f"{result.inferred} inferred ({backend}); {oracles} oracle(s) in {path}"]
     stats = result.stats
-    if stats.calls:
+    if batch_requests is not None:
+        lines.append(f"llm (Batch API, half price): {batch_requests} request(s), {stats.prompt_tokens:,} prompt + "
+                     f"{stats.completion_tokens:,} completion tokens, about ${stats.cost_usd:.4f}")
+    elif stats.calls:
         lines.append(f"llm: {stats.calls} call(s), {stats.prompt_tokens:,} prompt + "
                      f"{stats.completion_tokens:,} completion tokens, about ${stats.cost_usd:.4f}")
     lines.extend(f"warning: {w}" for w in stats.warnings)
@@ -164,6 +168,10 @@ def run_infer(args: argparse.Namespace) -> int:
     outside_ok = bool(args.oracles) and path.is_absolute()
     ensure_inside_workspace(path, outside_ok=outside_ok)  # before reading it, and before any inference
     previous = read_oracle_file(path)
+    if args.batch:
+        from satori_ci.cli.infer_batch import run_batch  # it imports this module
+
+        return run_batch(args, spec, path, outside_ok, previous)
     result = run_inference(spec.file, spec.fields, previous, args, spec)
     write_atomically(path, dump_oracle_file(result.file), outside_ok=outside_ok)
     if args.jsonl:
@@ -195,6 +203,9 @@ def register(sub: Any) -> None:
     infer.add_argument("--oracles", metavar="FILE",
                        help="the oracle file to update (default .satori/<spec path>.oracles.yaml)")
     infer.add_argument("--jsonl", action="store_true", help="print the enabled oracles as interchange lines")
+    infer.add_argument("--batch", choices=("submit", "status", "collect"),
+                       help="llm through the Batch API (half price, within 24h): submit the fields to infer, show "
+                            "the batch's status, or collect its answers into the oracle file")
     infer.add_argument("--config", metavar="FILE",
                        help="project config file for oracles_dir, backend and model (default .satori.yml when "
                             "present; flags win)")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from satori_ci.infer.declared import DeclaredBackend, dedupe
 from satori_ci.infer.interface import BackendRun, InferenceBackend, Inferred, OnInferred
 from satori_ci.infer.llm import LLMBackend, LLMConfig, ProgressCallback
+from satori_ci.infer.llm.backend import CompletionClient
 from satori_ci.infer.rules import RulesBackend
 from satori_ci.spec.model import ResponseField, Spec
 
@@ -41,18 +42,21 @@ class WithDeclared:
 
 
 def make_backend(name: str, llm: LLMConfig | None = None, progress: ProgressCallback | None = None,
-                 context: Sequence[ResponseField] | None = None, spec: Spec | None = None) -> InferenceBackend:
+                 context: Sequence[ResponseField] | None = None, spec: Spec | None = None,
+                 client: CompletionClient | None = None) -> InferenceBackend:
     """`rules` (default, offline), `declared` (schema keywords only) or `llm` (needs `llm`).
 
     `context` is every field of the spec: rules that read neighbouring fields see all of them
-    even when only a few fields are inferred; `spec` lets rules read an operation's request (page sizes).
+    even when only a few fields are inferred; `spec` lets rules read an operation's request (page sizes);
+    `client`: where the llm backend's answers come from (default: the server `llm` names).
     """
     if name == "declared":
         return DeclaredBackend()
     if name == "llm":
         if llm is None:
             raise ValueError("the llm backend needs an LLMConfig")
-        return WithDeclared(LLMBackend(llm, fallback=RulesBackend(context, spec=spec), progress=progress))
+        return WithDeclared(LLMBackend(llm, fallback=RulesBackend(context, spec=spec), progress=progress,
+                                       client=client))
     return RulesBackend(context, spec=spec)
 
 

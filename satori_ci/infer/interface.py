@@ -28,6 +28,8 @@ class BackendStats:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     warnings: tuple[str, ...] = ()
+    fallbacks: int = 0
+    """Fields another backend answered instead (the LLM backend's fallback)."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,11 @@ to misbehave: broken or wrapped JSON, wrong types, 429 with `retry-after`, 5xx, 
         server.table["total"] = [rate_limited(), {"number_min_value": 0}]   # one per request
         ... LLMConfig(model="fake-model", base_url=server.base_url, api_key="test") ...
         server.requests[0].user
+
+It also speaks the Batch API (`tests/servers/openai_batches.py`): `/v1/files` (multipart upload, retrieve,
+`/content`) and `/v1/batches` (create, retrieve). A batch's lines are answered by the same table when it
+finishes, and `server.batch` scripts it: in progress for N retrievals, error lines, lines missing from both
+files, expired or cancelled part way, failed validation.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.servers.loopback import LoopbackServer
+from tests.servers.openai_batches import BatchScript, FakeBatches
 
 FIELD_PATH_RE = re.compile(r"The field's path in the response body is (\"(?:[^\"\\]|\\.)*\")")
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
@@ -135,6 +141,10 @@ class FakeOpenAIServer(LoopbackServer):
         self.peak_in_flight = 0
         self._lock = threading.Lock()
         self._served: dict[str, int] = {}
+        self.batch = BatchScript()
+        self.batches = FakeBatches(self)
+        self.api_calls: list[RecordedRequest] = []
+        """Every Batch API request (files and batches), with its headers."""
         super().__init__()
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -189,7 +199,7 @@ class FakeOpenAIServer(LoopbackServer):
         return body
 
 
-def _error_body(reply: Reply) -> dict[str, Any]:
+def error_body(reply: Reply) -> dict[str, Any]:
     kind = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error",
             429: "rate_limit_exceeded"}.get(reply.status, "server_error")
     return {"error": {"message": reply.error, "type": kind, "param": None, "code": None}}
@@ -203,18 +213,38 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-        def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
+        def _send(self, status: int, payload: bytes, headers: dict[str, str],
+                  content_type: str = "application/json") -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
 
+        def _batch_api(self, method: str, raw: bytes) -> bool:
+            """Answer a Batch API request; False when the path is not one."""
+            path = self.path.split("?", 1)[0]
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            handled = server.batches.handle(method, path, headers, raw)
+            if handled is None:
+                return False
+            status, payload, content_type = handled
+            with server._lock:
+                server.api_calls.append(RecordedRequest(path, headers, {}, time.monotonic()))
+            self._send(status, payload, {}, content_type)
+            return True
+
+        def do_GET(self) -> None:
+            if not self._batch_api("GET", b""):
+                self._send(404, json.dumps({"error": {"message": "not found"}}).encode(), {})
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            if self._batch_api("POST", raw):
+                return
             if self.path.split("?", 1)[0] not in CHAT_PATHS:
                 self._send(404, json.dumps({"error": {"message": "not found"}}).encode(), {})
                 return
@@ -238,7 +268,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 if reply.raw_body is not None:
                     payload = reply.raw_body
                 elif reply.status >= 400:
-                    payload = json.dumps(_error_body(reply)).encode()
+                    payload = json.dumps(error_body(reply)).encode()
                 else:
                     payload = json.dumps(server.completion_body(request, reply)).encode()
             finally:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from satori_ci.infer.interface import BackendRun, BackendStats, InferenceBackend, Inferred, OnInferred
 from satori_ci.oracles.kinds import OracleKind
@@ -23,12 +23,34 @@ from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import ResponseField
 
 from .budget import Budget, pricing_for
-from .errors import BadRequest, CallError, ConnectFailed, FatalError, MissingCredentials, TransientError
+from .errors import (
+    BadRequest,
+    CallError,
+    Completion,
+    ConnectFailed,
+    FatalError,
+    MissingCredentials,
+    TransientError,
+)
 from .parse import Interpretation, extract_object, interpret
-from .prompt import build_prompt
+from .prompt import Prompt, build_prompt
 
-if TYPE_CHECKING:
-    from .client import ChatClient
+
+class CompletionClient(Protocol):
+    """Where answers come from: `client.ChatClient` (a server), or `batch.ReplayClient` (a collected batch)."""
+
+    @property
+    def base_url(self) -> str:
+        """Where the answers come from, for messages."""
+        ...
+
+    def complete(self, prompt: Prompt, *, json_mode: bool) -> Completion:
+        """The completion of one prompt; raises `CallError` (or a subclass) instead."""
+        ...
+
+    def close(self) -> None:
+        ...
+
 
 ProgressCallback = Callable[[int, int], None]
 """`progress(done, total)`: called with (0, total) at the start and after every finished field."""
@@ -64,6 +86,8 @@ class LLMConfig:
     price_per_1k_prompt: float | None = None
     """USD per 1,000 prompt tokens for the cost estimate; None: known list price, else 0."""
     price_per_1k_completion: float | None = None
+    price_factor: float = 1.0
+    """Multiplies both prices (`BATCH_PRICE_FACTOR` for answers from the Batch API)."""
     temperature: float | None = 0.0
     """None: not sent (for models that only accept their default)."""
     max_output_tokens: int | None = None
@@ -78,6 +102,8 @@ class LLMConfig:
             raise ValueError("an LLM model name is required")
         if self.concurrency < 1 or self.max_attempts < 1:
             raise ValueError("concurrency and max_attempts must be at least 1")
+        if self.price_factor < 0:
+            raise ValueError("price_factor must not be negative")
         if self.timeout <= 0 or self.backoff_base < 0 or self.backoff_max < 0 or not 0 <= self.jitter <= 1:
             raise ValueError("timeout must be positive, delays non-negative and jitter within [0, 1]")
         for name in ("max_calls", "max_tokens"):
@@ -155,6 +181,7 @@ class _Run:
     requested: bool = False
     budget_warned: bool = False
     fallback_stats: list[BackendStats] = field(default_factory=list)
+    fallbacks: int = 0
 
     def warn(self, message: str) -> None:
         with self.lock:
@@ -169,18 +196,22 @@ class LLMBackend:
     on the first request (all fields, with a warning), once the budget is used up or the server
     refuses the key or model (the remaining fields, with a warning), and for a single field whose
     retries are exhausted or whose answer holds no JSON object (with a note on that field).
+    `client`: answers from elsewhere than a server (a collected batch); no key is needed then.
     """
 
     name = "llm"
 
     def __init__(self, config: LLMConfig, fallback: InferenceBackend, *,
                  progress: ProgressCallback | None = None,
-                 sleep: Callable[[float], None] | None = None) -> None:
+                 sleep: Callable[[float], None] | None = None,
+                 client: CompletionClient | None = None) -> None:
         self.config = config
         self.fallback = fallback
         self.progress = progress
         self._sleep = sleep
-        self._pricing = pricing_for(config.model, config.price_per_1k_prompt, config.price_per_1k_completion)
+        self._client = client
+        self._pricing = pricing_for(config.model, config.price_per_1k_prompt,
+                                    config.price_per_1k_completion).scaled(config.price_factor)
 
     # ---------------------------------------------------------------------------------------
     # The run
@@ -229,8 +260,10 @@ class LLMBackend:
         assert len(finished) == total, "every field is settled by the LLM or the fallback"
         return BackendRun(finished, self._stats(run))
 
-    def _open_client(self, run: _Run, total: int) -> tuple[ChatClient | None, str]:
+    def _open_client(self, run: _Run, total: int) -> tuple[CompletionClient | None, str]:
         """The client, or None and why not (after a warning)."""
+        if self._client is not None:
+            return self._client, ""
         cfg = self.config
         key = cfg.resolved_api_key()
         if key is None:
@@ -249,7 +282,7 @@ class LLMBackend:
             return None, "the LLM client could not start"
         return client, ""
 
-    def _run_llm(self, run: _Run, client: ChatClient, fields: list[ResponseField],
+    def _run_llm(self, run: _Run, client: CompletionClient, fields: list[ResponseField],
                  finish: Callable[[int, Inferred], None]) -> None:
         pending: dict[int, tuple[str, ...]] = {}
         index = 0
@@ -318,6 +351,7 @@ class LLMBackend:
                 index = waiting.pop(0)
                 finish(index, relabel(index, inferred))
 
+        run.fallbacks += len(indices)
         result = self.fallback.infer([fields[i] for i in indices], on_fallback)
         run.fallback_stats.append(result.stats)
         for index, inferred in zip(indices, result.results, strict=False):
@@ -326,14 +360,14 @@ class LLMBackend:
     # ---------------------------------------------------------------------------------------
     # One field
 
-    def _attempt(self, run: _Run, client: ChatClient, index: int, field: ResponseField,
+    def _attempt(self, run: _Run, client: CompletionClient, index: int, field: ResponseField,
                  probe: bool) -> _Outcome:
         try:
             return self._ask(run, client, index, field, probe)
         except Exception as err:  # a bug here must not lose the run: the field falls back
             return _Fallback((f"llm step failed: {type(err).__name__}: {err}",))
 
-    def _ask(self, run: _Run, client: ChatClient, index: int, field: ResponseField,
+    def _ask(self, run: _Run, client: CompletionClient, index: int, field: ResponseField,
              probe: bool) -> _Outcome:
         cfg = self.config
         prompt = build_prompt(field, ask_reasons=cfg.ask_reasons)
@@ -442,4 +476,4 @@ class LLMBackend:
             cost += stats.cost_usd
             warnings.extend(w for w in stats.warnings if w not in warnings)
         return BackendStats(calls=calls, prompt_tokens=prompt, completion_tokens=completion,
-                            cost_usd=round(cost, 6), warnings=tuple(warnings))
+                            cost_usd=round(cost, 6), warnings=tuple(warnings), fallbacks=run.fallbacks)

@@ -17,6 +17,10 @@ KNOWN_PRICES_PER_1K: dict[str, tuple[float, float]] = {
 }
 
 
+BATCH_PRICE_FACTOR = 0.5
+"""The Batch API bills half the synchronous price."""
+
+
 @dataclass(frozen=True)
 class Pricing:
     prompt_per_1k: float = 0.0
@@ -24,6 +28,10 @@ class Pricing:
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return prompt_tokens / 1000 * self.prompt_per_1k + completion_tokens / 1000 * self.completion_per_1k
+
+    def scaled(self, factor: float) -> Pricing:
+        """Both prices times `factor` (e.g. `BATCH_PRICE_FACTOR`)."""
+        return Pricing(self.prompt_per_1k * factor, self.completion_per_1k * factor)
 
 
 def pricing_for(model: str, prompt_per_1k: float | None = None,

@@ -1,4 +1,4 @@
-"""The one module that talks to the `openai` package.
+"""The module that talks to the `openai` package for chat completions (`batch_client` does the Batch API).
 
 It sends one chat completion and turns the client's errors into the few cases the backend
 acts on. The client's own retries are off (`max_retries=0`): retrying is the backend's job.
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import email.utils
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat import ChatCompletion
 
 from satori_ci.redaction import Redactor, url_secrets
 
@@ -26,7 +27,7 @@ from .errors import (
     MissingCredentials,
     TransientError,
 )
-from .prompt import Prompt
+from .prompt import Prompt, chat_request_body
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -85,46 +86,54 @@ class ChatClient:
             raise
 
     def _complete(self, prompt: Prompt, *, json_mode: bool) -> Completion:
-        messages: list[ChatCompletionMessageParam] = [
-            {"role": "system", "content": prompt.system},
-            {"role": "user", "content": prompt.user},
-        ]
+        body = chat_request_body(prompt, model=self.model, temperature=self.temperature,
+                                 max_output_tokens=self.max_output_tokens, json_mode=json_mode)
         try:
-            response = self._client.chat.completions.create(
-                model=self.model,
-                messages=messages,
-                temperature=openai.omit if self.temperature is None else self.temperature,
-                max_tokens=openai.omit if self.max_output_tokens is None else self.max_output_tokens,
-                response_format={"type": "json_object"} if json_mode else openai.omit,
-            )
-        except openai.APITimeoutError as err:
-            raise TransientError(f"timed out: {err.message}") from err
-        except openai.APIConnectionError as err:
-            cause = err.__cause__
-            detail = f"connection error: {cause or err.message}"
-            if cause is not None and any(k.__name__ == "ConnectError" for k in type(cause).__mro__):
-                raise ConnectFailed(detail) from err
-            raise TransientError(detail) from err
-        except openai.RateLimitError as err:
-            raise TransientError(_error_message(err), status=429,
-                                 retry_after=_retry_after(err.response.headers)) from err
-        except openai.InternalServerError as err:
-            raise TransientError(_error_message(err), status=err.status_code,
-                                 retry_after=_retry_after(err.response.headers)) from err
-        except openai.BadRequestError as err:
-            raise BadRequest(_error_message(err), status=400) from err
-        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as err:
-            raise FatalError(_error_message(err), status=err.status_code) from err
-        except openai.APIStatusError as err:
-            if err.status_code == 408:
-                raise TransientError(_error_message(err), status=408) from err
-            raise CallError(_error_message(err), status=err.status_code) from err
+            response = self._client.chat.completions.create(**body)
         except openai.OpenAIError as err:
-            raise CallError(f"{type(err).__name__}: {err}") from err
-        choices = response.choices or []
-        text = choices[0].message.content if choices else None
-        finish = choices[0].finish_reason if choices else None
-        usage = response.usage
-        if usage is None:
-            return Completion(text, 0, 0, finish, usage_reported=False)
-        return Completion(text, usage.prompt_tokens or 0, usage.completion_tokens or 0, finish)
+            raise call_error(err) from err
+        return completion_of(response)
+
+
+def call_error(err: openai.OpenAIError) -> CallError:
+    """The failure the backend acts on for an error of the `openai` client (its message not yet redacted)."""
+    if isinstance(err, openai.APITimeoutError):
+        return TransientError(f"timed out: {err.message}")
+    if isinstance(err, openai.APIConnectionError):
+        cause = err.__cause__
+        detail = f"connection error: {cause or err.message}"
+        if cause is not None and any(k.__name__ == "ConnectError" for k in type(cause).__mro__):
+            return ConnectFailed(detail)
+        return TransientError(detail)
+    if isinstance(err, openai.RateLimitError | openai.InternalServerError):
+        return TransientError(_error_message(err), status=err.status_code,
+                              retry_after=_retry_after(err.response.headers))
+    if isinstance(err, openai.BadRequestError):
+        return BadRequest(_error_message(err), status=400)
+    if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError | openai.NotFoundError):
+        return FatalError(_error_message(err), status=err.status_code)
+    if isinstance(err, openai.APIStatusError):
+        if err.status_code == 408:
+            return TransientError(_error_message(err), status=408)
+        return CallError(_error_message(err), status=err.status_code)
+    return CallError(f"{type(err).__name__}: {err}")
+
+
+def completion_of(response: ChatCompletion) -> Completion:
+    """The text, finish reason and token usage of a chat completion."""
+    choices = response.choices or []
+    text = choices[0].message.content if choices else None
+    finish = choices[0].finish_reason if choices else None
+    usage = response.usage
+    if usage is None:
+        return Completion(text, 0, 0, finish, usage_reported=False)
+    return Completion(text, usage.prompt_tokens or 0, usage.completion_tokens or 0, finish)
+
+
+def completion_from_body(body: Mapping[str, Any]) -> Completion:
+    """A chat completion's JSON body (a Batch API output line's `response.body`) read like a synchronous answer;
+    `CallError` when it is not one."""
+    try:
+        return completion_of(ChatCompletion.model_construct(**body))
+    except (AttributeError, TypeError, IndexError, KeyError) as err:
+        raise CallError(f"not a chat completion ({type(err).__name__})") from err

@@ -142,6 +142,21 @@ def oracles_part(kinds: tuple[OracleKind, ...], ask_reasons: bool) -> str:
     return "\n".join(lines)
 
 
+def chat_request_body(prompt: Prompt, *, model: str, temperature: float | None = 0.0,
+                      max_output_tokens: int | None = None, json_mode: bool = True) -> dict[str, Any]:
+    """The JSON body of the chat completion request for `prompt`: what the synchronous client sends, and what
+    each line of a Batch API input file carries (`None` settings are not sent)."""
+    body: dict[str, Any] = {"model": model, "messages": [{"role": "system", "content": prompt.system},
+                                                         {"role": "user", "content": prompt.user}]}
+    if temperature is not None:
+        body["temperature"] = temperature
+    if max_output_tokens is not None:
+        body["max_tokens"] = max_output_tokens
+    if json_mode:
+        body["response_format"] = {"type": "json_object"}
+    return body
+
+
 def build_prompt(field: ResponseField, *, ask_reasons: bool = True) -> Prompt:
     """The prompt for one field. A field with no applicable kind (an object) gets no questions."""
     kinds = applicable_kinds(field)
