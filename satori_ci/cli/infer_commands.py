@@ -105,7 +105,7 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="LLM requests at once (default 4)")
     parser.add_argument("--max-calls", type=int, help="LLM request budget for this run")
     parser.add_argument("--max-tokens", type=int, help="LLM token budget for this run")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary (warnings still shown)")
 
 
 def llm_config(args: argparse.Namespace) -> LLMConfig | None:
@@ -140,6 +140,22 @@ def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args
         bar.close()
 
 
+def dropped_lines(result: UpdateResult, shown: int = 3) -> list[str]:
+    """The fields gone from the spec whose oracles left the file; a warning when someone's decisions went too."""
+    if not result.dropped:
+        return []
+    oracles = sum(len(e.oracles) for e in result.dropped)
+    lines = [f"{len(result.dropped)} field(s) no longer in the spec: their {oracles} oracle(s) left the file"]
+    decisions = result.dropped_decisions
+    if decisions:
+        named = "; ".join(f"{o.operation} {o.field}: {o.kind.value}" + ("" if o.enabled else " (off)")
+                          for o in decisions[:shown])
+        more = f" and {len(decisions) - shown} more" if len(decisions) > shown else ""
+        lines.append(f"warning: {len(decisions)} reviewed oracle(s) went with them ({named}{more}); "
+                     "the previous oracle file in git still has them")
+    return lines
+
+
 def summary_lines(result: UpdateResult, path: Path, backend: str, *, batch_requests: int | None = None) -> list[str]:
     """The run in a few lines; `batch_requests`: the answers came from a batch of that many requests."""
     oracles = sum(len(e.oracles) for e in result.file.entries)
@@ -153,6 +169,7 @@ def summary_lines(result: UpdateResult, path: Path, backend: str, *, batch_reque
         lines.append(f"llm: {stats.calls} call(s), {stats.prompt_tokens:,} prompt + "
                      f"{stats.completion_tokens:,} completion tokens, about ${stats.cost_usd:.4f}")
     lines.extend(f"warning: {w}" for w in stats.warnings)
+    lines.extend(dropped_lines(result))
     if result.pending:
         lines.append(f"interrupted: {result.pending} field(s) left to infer; run again to finish "
                      "(everything inferred so far was written)")
@@ -176,8 +193,8 @@ def run_infer(args: argparse.Namespace) -> int:
     write_atomically(path, dump_oracle_file(result.file), outside_ok=outside_ok)
     if args.jsonl:
         sys.stdout.write(interchange_jsonl(result.file.enabled_oracles()))
-    if not args.quiet:
-        for line in summary_lines(result, path, args.backend):
+    for line in summary_lines(result, path, args.backend):
+        if not args.quiet or line.startswith("warning:"):  # --quiet: no summary, but warnings all the same
             print(line, file=sys.stderr)
     return ExitCode.INTERRUPTED if result.pending else ExitCode.OK
 

@@ -107,6 +107,13 @@ class UpdateResult:
     pending: int
     """Fields left to infer because the run was interrupted (kept with their previous entry, if any)."""
     stats: BackendStats
+    dropped: tuple[FieldEntry, ...] = ()
+    """Entries of the previous file whose field the spec no longer has (not moved elsewhere)."""
+
+    @property
+    def dropped_decisions(self) -> tuple[Oracle, ...]:
+        """The people's decisions (own oracles, silenced ones, accepted suggestions) dropped with their field."""
+        return tuple(o for e in self.dropped for o in e.oracles if o.is_decision)
 
 
 def update_oracle_file(
@@ -167,8 +174,10 @@ def update_oracle_file(
         pending = 1
     ids = {_key(f): f.operation_id for f in fields}
     entries = [_with_operation_id(e, ids.get(e.key)) for e in entries]
+    used = {e.key for e in entries} | {e.key for e in plan.moved.values()}
+    dropped = tuple(e for e in (previous.entries if previous else ()) if e.key not in used)
     return UpdateResult(OracleFile(spec_name, tuple(entries)), len(plan.reused), len(plan.moved),
-                        len(done), pending, stats)
+                        len(done), pending, stats, dropped)
 
 
 def _with_operation_id(entry: FieldEntry, operation_id: str | None) -> FieldEntry:

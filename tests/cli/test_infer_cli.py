@@ -52,6 +52,28 @@ def test_second_run_reuses_and_oracle_diff_shows_the_change(workdir: Path,
     assert fmt["changed"][0]["what"] == "value"
 
 
+def test_a_field_removed_from_the_spec_says_which_reviewed_oracles_went_with_it(
+        workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(EXAMPLES / "openapi.v2.yaml", workdir / "api.yaml")
+    assert main(["infer", "api.yaml", "--quiet"]) == 0
+    oracles = workdir / ".satori" / "api.oracles.yaml"
+    text = oracles.read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if "books[].store.latitude" in x)
+    own = '        - {kind: number_specific_values, value: [0], source: "manual", enabled: true, reason: "ours"}'
+    at = text.index(line)
+    oracles_at = text.index("      oracles:", at)
+    end = text.index("\n", oracles_at) + 1
+    oracles.write_text(text[:end].replace("oracles: []", "oracles:") + own + "\n" + text[end:], encoding="utf-8")
+    shutil.copy(EXAMPLES / "openapi.v1.yaml", workdir / "api.yaml")  # v1 has no store
+    capsys.readouterr()
+    assert main(["infer", "api.yaml", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "field(s) no longer in the spec" not in err  # --quiet: no summary, the warning all the same
+    assert ("warning: 1 reviewed oracle(s) went with them (GET /books 200 books[].store.latitude: "
+            "number_specific_values); the previous oracle file in git still has them") in err
+    assert "books[].store" not in oracles.read_text(encoding="utf-8")
+
+
 def test_llm_backend_without_key_falls_back_to_rules(workdir: Path, capsys: pytest.CaptureFixture[str],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -64,6 +64,19 @@ def test_moved_fields_keep_their_oracles_and_decisions() -> None:
     assert moved.oracles[0].enabled is False
 
 
+def test_fields_gone_from_the_spec_are_dropped_and_reported_with_the_decisions_they_held() -> None:
+    first = update_oracle_file("api.yaml", [field("a", "1"), field("b", "2"), field("c", "3")], None,
+                               CountingBackend())
+    a, b, c = first.file.entries
+    manual = Oracle(OP, "b", OracleKind.NUMBER_MAX_VALUE, 10, "manual", "ours", operation_id="getX")
+    edited = replace(first.file, entries=(a, replace(b, oracles=(*b.oracles, manual)), c))
+    result = update_oracle_file("api.yaml", [field("a", "1"), field("c2", "3")], edited, CountingBackend())
+    assert result.moved == 1  # c moved to c2: not dropped
+    assert [e.field for e in result.dropped] == ["b"]
+    assert result.dropped_decisions == (manual,)
+    assert update_oracle_file("api.yaml", [field("a", "1")], first.file, CountingBackend()).dropped_decisions == ()
+
+
 def test_human_decisions_survive_and_are_flagged_when_the_field_changes() -> None:
     first = update_oracle_file("api.yaml", [field("a", "1")], None, CountingBackend())
     entry = first.file.entries[0]
