@@ -6,6 +6,16 @@ spec (falling back to the job summary with a notice when it cannot be posted), t
 annotations and outputs. Exit codes: 0 clean, 1 violations at or above fail-on, 2 input error,
 3 infrastructure. A comment that cannot be posted never turns a clean run red.
 
+Sharded (a CI matrix): with the `shard: I/N` input a job checks its shard of the operations
+(`pipeline.check_shard`) and only writes its partial report into the workspace (output `shard-report`): no
+comment, no summary, no oracle file, exit 0 once it ran (a shard that could not run writes a report saying so and
+exits 2 or 3). With `merge: <folders or globs>` the job after them reads every shard's report, merges them
+(`shards.merge_shards`: a missing, failed, duplicated or mismatched shard stops it with one line, exit 3
+or 2) and reports exactly as an unsharded run: oracle files, comment, summary, annotations, outputs, exit code.
+The reports come through artifacts, so they are read strictly, rendered escaped like any response, and decide
+nothing about where requests or secrets go: the merge sends no request, and writes each oracle file only where
+this job's `oracles-dir` says it goes.
+
 Every text it sends out passes one redactor (`satori_ci.redaction`), fed with every secret value it knows
 (the token and key inputs, the `staging-headers` values, the trusted config's header values, every
 `SATORI_AUTH_*` value, URL passwords and key parameters) and registered with `::add-mask::`: standard output
@@ -17,6 +27,7 @@ comment saying the check could not run (on a pull request with a token) and an `
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import sys
@@ -25,6 +36,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from satori_ci.cli.check_commands import read_shard_reports
+from satori_ci.cli.errors import classify
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.request_options import load_team
 from satori_ci.config import ConfigError, ProjectConfig, SpecConfig, load_config, load_config_at, trust_changes
@@ -39,7 +52,8 @@ from satori_ci.infer.llm import LLMConfig
 from satori_ci.observe.store import dump_store
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec, store_file_of
+from satori_ci.pipeline import CheckOptions, ShardSpec, SpecOutcome, SpecTarget, check_shard, check_spec, store_file_of
+from satori_ci.plan.shards import Shard
 from satori_ci.postman.team import TeamCollection, TeamCollectionError
 from satori_ci.redaction import (
     current,
@@ -58,9 +72,12 @@ from satori_ci.report.markdown import marker_for, render_comment, render_resolve
 from satori_ci.report.model import CheckReport, SpecCheck
 from satori_ci.report.summary import render_summary
 from satori_ci.run.errors import RunError
+from satori_ci.shards import ShardReport, ShardReportError, merge_shards, shard_report_text
 
 RUNNERS = ("auto", "newman", "native")
 RUN_MARKER = "<!-- satori-ci:run -->"
+SHARD_REPORTS = "satori-ci-shards"
+"""The workspace folder a shard job writes its partial report into (not hidden: upload-artifact skips those)."""
 """The comment of a run that stopped before it knew its specs (rewritten to "resolved" by the next good run)."""
 
 
@@ -220,39 +237,60 @@ def _comment(ctx: ActionContext, report: CheckReport) -> dict[str, str]:
     return overflows
 
 
+def _trust_notice(trusted: ProjectConfig, config: ProjectConfig, target: SpecTarget) -> str | None:
+    """The notice for a pull request that changes where requests and secrets go (said as a warning too)."""
+    changes = trust_changes(trusted, config, target.settings.path) if trusted is not config else ()
+    if not changes:
+        return None
+    notice_text = (f"This pull request changes where requests and secrets go ({', '.join(changes)} in "
+                   f"{config.source or '.satori.yml'}): not applied here; the base branch's settings "
+                   "were used, and the change applies after merge.")
+    say(warning(f"satori-ci: {target.settings.path}: {notice_text}"))
+    return notice_text
+
+
+def _no_spec(ctx: ActionContext) -> int:
+    say(notice("satori-ci: no OpenAPI spec changed; nothing to check"))
+    _outputs(ctx, {"violations": "0", "oracles-added": "0", "oracles-changed": "0",
+                   "oracles-removed": "0", "report": "", "oracle-files": ""})
+    return ExitCode.OK
+
+
 def run(ctx: ActionContext, progress: Progress | None = None) -> int:
     progress = progress if progress is not None else Progress()
     _feed(*action_secrets(ctx, os.environ))
     os.chdir(ctx.workspace)
+    if ctx.inputs.merge:
+        return run_merge(ctx, progress)
     config = load_config(ctx.inputs.config)
     specs = select_specs(ctx.workspace, ctx.inputs.specs, tuple(s.path for s in config.specs), ctx.base_sha,
                          ctx.head_sha)
     progress.specs = list(specs)
     if not specs:
-        say(notice("satori-ci: no OpenAPI spec changed; nothing to check"))
-        _outputs(ctx, {"violations": "0", "oracles-added": "0", "oracles-changed": "0",
-                       "oracles-removed": "0", "report": "", "oracle-files": ""})
-        return ExitCode.OK
+        return _no_spec(ctx)
     options = _options(ctx)
-    checks: list[SpecCheck] = []
-    written: list[str] = []
+    outcomes: list[SpecOutcome] = []
     trusted = trusted_config(ctx, config)
     for target in _targets(ctx, config, trusted, specs):
         outcome = check_spec(target, options)
-        changes = trust_changes(trusted, config, target.settings.path) if trusted is not config else ()
-        if changes:
-            notice_text = (f"This pull request changes where requests and secrets go ({', '.join(changes)} in "
-                           f"{config.source or '.satori.yml'}): not applied here; the base branch's settings "
-                           "were used, and the change applies after merge.")
+        notice_text = _trust_notice(trusted, config, target)
+        if notice_text is not None:
             outcome = replace(outcome, check=replace(outcome.check, notices=(*outcome.check.notices, notice_text)))
-            say(warning(f"satori-ci: {target.settings.path}: {notice_text}"))
-        checks.append(outcome.check)
+        outcomes.append(outcome)
+    return _report(ctx, outcomes)
+
+
+def _report(ctx: ActionContext, outcomes: list[SpecOutcome]) -> int:
+    """Write the oracle files and stores, then report: comment, summary, annotations, JSON report, outputs."""
+    written: list[str] = []
+    for outcome in outcomes:
+        oracle_file = Path(outcome.check.oracle_file)
         if outcome.updated is not None:
-            write_atomically(target.oracle_file, dump_oracle_file(outcome.updated))
-            written.append(target.oracle_file.as_posix())
+            write_atomically(oracle_file, dump_oracle_file(outcome.updated))
+            written.append(oracle_file.as_posix())
         if outcome.store is not None:
-            write_atomically(store_file_of(target.oracle_file), dump_store(outcome.store))
-    report = CheckReport(tuple(checks), ctx.inputs.fail_on)
+            write_atomically(store_file_of(oracle_file), dump_store(outcome.store))
+    report = CheckReport(tuple(o.check for o in outcomes), ctx.inputs.fail_on)
     overflows = _comment(ctx, report)
     if ctx.summary_path is not None:
         append_summary(ctx.summary_path, redact(render_summary(report, overflows)))
@@ -268,6 +306,106 @@ def run(ctx: ActionContext, progress: Progress | None = None) -> int:
         "report": str(report_path), "oracle-files": "\n".join(written),
     })
     return int(report.exit_code)
+
+
+# -- shards ----------------------------------------------------------------------------------------------------
+
+
+def shard_report_path(shard: Shard) -> Path:
+    """Where a shard job writes its partial report, relative to the workspace (the `shard-report` output)."""
+    return Path(SHARD_REPORTS) / f"shard-{shard.index}-of-{shard.count}.json"
+
+
+def _write_shard_report(ctx: ActionContext, report: ShardReport) -> str:
+    path = shard_report_path(report.shard)
+    write_atomically(ctx.workspace / path, shard_report_text(report, current().redact_data))
+    _outputs(ctx, {"shard-report": path.as_posix()})
+    return path.as_posix()
+
+
+def run_shard(ctx: ActionContext, shard: Shard) -> int:
+    """Check this job's shard of every spec the change touches and write the partial report; nothing else."""
+    _feed(*action_secrets(ctx, os.environ))
+    os.chdir(ctx.workspace)
+    config = load_config(ctx.inputs.config)
+    specs = select_specs(ctx.workspace, ctx.inputs.specs, tuple(s.path for s in config.specs), ctx.base_sha,
+                         ctx.head_sha)
+    parts: list[ShardSpec] = []
+    if specs:
+        options = _options(ctx)
+        trusted = trusted_config(ctx, config)
+        for target in _targets(ctx, config, trusted, specs):
+            part = check_shard(target, options, shard)
+            notice_text = _trust_notice(trusted, config, target)
+            if notice_text is not None:
+                check = part.frame.check
+                part = replace(part, frame=replace(part.frame, check=replace(
+                    check, notices=(*check.notices, notice_text))))
+            parts.append(part)
+    path = _write_shard_report(ctx, ShardReport(shard, tuple(parts)))
+    sent = sum(p.run.requests for p in parts if p.run is not None)
+    say(f"satori-ci: shard {shard}: {len(parts)} spec(s), {sent} request(s) of this shard's operations checked; "
+        f"partial report {path} (the job with `merge:` gives the verdict)")
+    return ExitCode.OK
+
+
+def _shard_main(ctx: ActionContext, shard: Shard) -> int:
+    """A shard job: its report, or a report saying why it could not run (and exit 2 or 3); never a comment."""
+    try:
+        return run_shard(ctx, shard)
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
+    except Exception as exc:
+        code, message = classify(exc)
+        if isinstance(exc, ActionConfigError):
+            code, message = ExitCode.INPUT_ERROR, str(exc)
+        if code is None:
+            if _debugging():
+                print(redact(traceback.format_exc()), flush=True)
+            code, message = ExitCode.INFRASTRUCTURE, f"internal error (a bug in satori-ci): {type(exc).__name__}: {exc}"
+        line = esc.visible(redact(message))
+        say(error(f"shard {shard}: {line}", title="satori-ci"))
+        try:
+            _write_shard_report(ctx, ShardReport(shard, failed=line, exit_code=int(code)))
+        except Exception as err:  # the report of a failure must not fail
+            say(warning(f"satori-ci: cannot write the shard report ({type(err).__name__})"))
+        return int(code)
+
+
+def merge_files(patterns: tuple[str, ...]) -> list[Path]:
+    """The partial reports the `merge` input names (in the workspace): folders (their `*.json`), files, globs."""
+    found: dict[str, None] = {}
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern, recursive=True)) or ([pattern] if os.path.exists(pattern) else [])
+        for match in matches:
+            path = Path(match)
+            if path.is_dir():
+                found.update((p.as_posix(), None) for p in sorted(path.rglob("*.json")) if p.is_file())
+            elif path.is_file():
+                found[path.as_posix()] = None
+    return [Path(p) for p in found]
+
+
+def run_merge(ctx: ActionContext, progress: Progress) -> int:
+    """Merge the shards' partial reports and report as an unsharded run would (no request is sent)."""
+    files = merge_files(ctx.inputs.merge)
+    if not files:
+        raise ShardReportError(ExitCode.INFRASTRUCTURE, f"no shard report (*.json) in {', '.join(ctx.inputs.merge)}: "
+                               "did every shard job upload its report, and this job download them?")
+    reports = read_shard_reports(files)
+    progress.specs = list(dict.fromkeys(s.common.frame.check.spec for _, r in reports for s in r.specs
+                                        if s.common is not None))
+    merged = merge_shards(reports, ctx.inputs.fail_on)
+    if not merged.outcomes:
+        return _no_spec(ctx)
+    for outcome in merged.outcomes:  # where the oracle files go is this job's to say, not the reports'
+        expected = default_oracle_path(outcome.check.spec, ctx.inputs.oracles_dir)
+        if Path(outcome.check.oracle_file) != expected:
+            raise ActionConfigError(f"the shard reports put the oracle file of {outcome.check.spec} at "
+                                    f"{outcome.check.oracle_file}, not at {expected.as_posix()}: give the shard "
+                                    "jobs and this one the same oracles-dir")
+        ensure_inside_workspace(expected)
+    return _report(ctx, list(merged.outcomes))
 
 
 def _outputs(ctx: ActionContext, values: dict[str, str]) -> None:
@@ -347,10 +485,14 @@ def _main(progress: Progress) -> int:
         ctx = ActionContext.from_env(os.environ)
     except ActionConfigError as exc:
         return stopped(None, progress, ExitCode.INPUT_ERROR, str(exc))
+    if ctx.inputs.shard is not None:
+        return _shard_main(ctx, ctx.inputs.shard)
     try:
         return run(ctx, progress)
     except (ConfigError, OracleFileError, ActionConfigError, TeamCollectionError) as exc:
         return stopped(ctx, progress, ExitCode.INPUT_ERROR, str(exc))
+    except ShardReportError as exc:
+        return stopped(ctx, progress, exc.code, str(exc))
     except RunError as exc:
         return stopped(ctx, progress, ExitCode.INFRASTRUCTURE, str(exc))
     except KeyboardInterrupt:

@@ -5,14 +5,23 @@ file -> collection -> run against staging (skipped with a reason without a URL) 
 responses into the observation store and its suggestions into the oracle file -> oracle diff -> a
 `SpecCheck`. One spec that cannot be read does not stop the others. Reads specs, the oracle file and the
 observation stores; writes nothing (callers write the updated oracle files and stores, and print the report).
+
+The check is three steps: `prepare` (everything before the run: reads), the run, and `conclude` (pure: the run's
+observations, the oracle diff, the report's values). A sharded check (`check_shard`) prepares the same way in
+every shard, runs the shard's slice of the requests, and hands its `ShardSpec` to the merge
+(`satori_ci.shards`), which concludes once with the run the shards add up to.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from satori_ci.config import SpecConfig
 from satori_ci.exit_codes import ExitCode
@@ -31,22 +40,26 @@ from satori_ci.observe.store import (
     load_store,
     store_path,
 )
+from satori_ci.observe.summary import without_values
 from satori_ci.observe.update import observe_update, suspects
 from satori_ci.oracles.check import complaint
 from satori_ci.oracles.diff import OracleDiff, diff_oracle_files
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, load_oracle_file
-from satori_ci.oracles.model import Oracle
-from satori_ci.plan import PlanSettings, plan_requests
-from satori_ci.postman.collection import build_collection
+from satori_ci.oracles.model import OBSERVED, Oracle
+from satori_ci.plan import PlanSettings, RequestPlan, plan_requests
+from satori_ci.plan.shards import Shard, ShardError, slice_plan, unshardable
+from satori_ci.postman.collection import Collection, build_collection
 from satori_ci.postman.team import TeamCollection
 from satori_ci.redaction import redact
 from satori_ci.report.model import FieldLocation, InferenceSummary, ObservationSummary, SpecCheck, identity
 from satori_ci.run.errors import RunError
 from satori_ci.run.model import RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, Progress, RunConfig, parse_json
+from satori_ci.run.shards import RunOrder, own_part, run_order
 from satori_ci.spec import OperationKey, ResponseField, Spec, SpecError, SpecErrorKind, diff_fields, load_spec
 from satori_ci.spec.diff import FieldDiff
+from satori_ci.spec.model import FieldFacts, SourceLocation
 from satori_ci.spec.source import DEFAULT_MAX_BYTES as SPEC_MAX_BYTES
 from satori_ci.spec.source import open_source
 
@@ -163,18 +176,22 @@ def _kept(oracle: Oracle, settings: SpecConfig) -> bool:
             and not settings.ignore.operation(oracle.operation.method, oracle.operation.path))
 
 
-def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: CheckOptions
-         ) -> tuple[RunResult | None, str | None]:
-    if not target.staging_url:
-        return None, "no staging URL"
+def _collection(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str
+                ) -> tuple[RequestPlan, Collection]:
+    """The request plan and the collection a run sends (the whole one: a shard slices it)."""
     plan = plan_requests(spec, target.plan)
     observe = observed_fields(observable(spec.fields, target.settings)) if target.settings.observe.enabled else None
-    collection = build_collection(spec, oracles, target.staging_url, target.settings.null_like, plan, target.team,
+    collection = build_collection(spec, oracles, staging_url, target.settings.null_like, plan, target.team,
                                   target.plan.unsafe, observe)
+    return plan, collection
+
+
+def _execute(collection: Collection, oracles: int, target: SpecTarget, options: CheckOptions,
+             staging_url: str, what: str = "") -> RunResult:
     if options.on_stage is not None:
         requests = sum(1 for _ in collection.items())
-        options.on_stage(f"running {requests} request(s) with {len(oracles)} oracle(s) against {target.staging_url}")
-    config = RunConfig(base_url=target.staging_url, timeout_s=options.timeout_s, retries=options.retries,
+        options.on_stage(f"{what}running {requests} request(s) with {oracles} oracle(s) against {staging_url}")
+    config = RunConfig(base_url=staging_url, timeout_s=options.timeout_s, retries=options.retries,
                        max_bytes=options.max_response_bytes,
                        environ=dict(options.environ), headers=target.headers, min_exercised=target.min_exercised,
                        fail_on_server_errors=target.fail_on_server_errors, progress=options.on_request)
@@ -182,15 +199,22 @@ def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: Che
     from satori_ci.run.newman import find_newman, run_newman
 
     if options.runner == "native":
-        return run_native(collection, config), None
+        return run_native(collection, config)
     try:
         find_newman()
     except RunError as exc:
         if options.runner == "newman":
             raise
         result = run_native(collection, config)
-        return replace(result, notes=(*result.notes, f"Newman not found, the native runner was used: {exc}")), None
-    return run_newman(collection, config), None
+        return replace(result, notes=(*result.notes, f"Newman not found, the native runner was used: {exc}"))
+    return run_newman(collection, config)
+
+
+def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: CheckOptions) -> RunResult | None:
+    if not target.staging_url:
+        return None
+    _, collection = _collection(spec, oracles, target, target.staging_url)
+    return _execute(collection, len(oracles), target, options, target.staging_url)
 
 
 def preexisting(run: RunResult | None, before: OracleFile | None, new_oracles: frozenset[tuple[str, ...]],
@@ -217,9 +241,14 @@ def preexisting(run: RunResult | None, before: OracleFile | None, new_oracles: f
     return frozenset(out)
 
 
-def _locations(spec: Spec, field_diff: FieldDiff | None, oracle_diff: OracleDiff | None,
-               run: RunResult | None) -> dict[tuple[str, str, str, str], FieldLocation]:
-    wanted: set[tuple[str, str, str, str]] = set()
+FieldKey = tuple[str, str, str, str]
+"""(method, path, status, field)."""
+
+
+def wanted_locations(field_diff: FieldDiff | None, oracle_diff: OracleDiff | None, run: RunResult | None
+                     ) -> set[FieldKey]:
+    """The fields a report locates in the spec: those with an oracle change, a violation, or added or changed."""
+    wanted: set[FieldKey] = set()
     if oracle_diff is not None:
         for changed in oracle_diff.fields:
             op = changed.operation
@@ -230,11 +259,19 @@ def _locations(spec: Spec, field_diff: FieldDiff | None, oracle_diff: OracleDiff
     if field_diff is not None:
         for f in (*field_diff.added, *(c.head for c in field_diff.changed)):
             wanted.add((f.operation.method, f.operation.path, f.operation.status, f.field))
-    out: dict[tuple[str, str, str, str], FieldLocation] = {}
-    for f in spec.fields:
+    return wanted
+
+
+def located(spec: Spec, wanted: AbstractSet[FieldKey]) -> list[tuple[int, FieldKey, FieldLocation]]:
+    """(index of the field in the spec, its key, where it is written) of the first field of each wanted key,
+    in spec order."""
+    out: list[tuple[int, FieldKey, FieldLocation]] = []
+    seen: set[FieldKey] = set()
+    for n, f in enumerate(spec.fields):
         key = (f.operation.method, f.operation.path, f.operation.status, f.field)
-        if key in wanted and key not in out:
-            out[key] = FieldLocation(f.location.file, spec.line_of(f.location))
+        if key in wanted and key not in seen:
+            seen.add(key)
+            out.append((n, key, FieldLocation(f.location.file, spec.line_of(f.location))))
     return out
 
 
@@ -249,29 +286,66 @@ def _new_in_this_change(exc: SpecError, target: SpecTarget) -> bool:
     return rev_path == target.settings.path
 
 
-def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
-    """Check one spec; a spec that cannot be read gives a `SpecCheck` with `error` set."""
+@dataclass(frozen=True)
+class CheckFrame:
+    """One spec's check before the run: everything `conclude` needs besides the run, nothing left to read (the
+    same in every shard of a sharded check, and what their partial reports carry)."""
+
+    check: SpecCheck
+    """What is known before the run; `conclude` adds the run, the oracle diff and what observation brings. The
+    final check when `final` (the spec could not be read: nothing is run)."""
+    final: bool = False
+    previous: OracleFile | None = None
+    """The oracle file as it was (None: there was none)."""
+    inferred: OracleFile | None = None
+    """The oracle file after incremental inference, before observed suggestions."""
+    rules: SpecConfig | None = None
+    """The config's null-like values, kinds skipped and ignored fields and operations (what decides which earlier
+    oracles make a violation pre-existing); nothing about where requests go."""
+    observing: bool = False
+    stored: ObservationStore | None = None
+    """The observation store next to the oracle file, as it was (secrets scrubbed)."""
+    proposal: ProposalSettings = field(default_factory=ProposalSettings)
+    store_file: str = ""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    frame: CheckFrame
+    head: Spec | None
+    checked: tuple[Oracle, ...]
+    """The enabled oracles the config keeps: what the run checks."""
+
+
+def _failed(target: SpecTarget, head_source: str, error: str) -> Prepared:
+    check = SpecCheck(spec=target.settings.path, head_source=head_source, base_source=target.base,
+                      oracle_file=str(target.oracle_file), field_diff=None, oracle_diff=None, inference=None,
+                      oracles_enabled=0, run=None, error=error, error_code=ExitCode.INPUT_ERROR)
+    return Prepared(CheckFrame(check, final=True), None, ())
+
+
+def secret_value(value: str) -> bool:
+    """Whether the process's redactor would hide (part of) `value`: such values are never kept in a store."""
+    return redact(value) != value
+
+
+def prepare(target: SpecTarget, options: CheckOptions) -> Prepared:
+    """Everything of one spec's check before the run: specs read, field diff, incremental inference, the stores
+    read, the suspects; a spec that cannot be read gives a final frame with `error` set."""
     try:
         head = load_spec(target.head, follow_remote_refs=options.follow_remote_refs,
                          max_bytes=options.max_bytes)
     except SpecError as exc:
-        return SpecOutcome(SpecCheck(spec=target.settings.path, head_source=target.head, base_source=target.base,
-                                     oracle_file=str(target.oracle_file), field_diff=None, oracle_diff=None,
-                                     inference=None, oracles_enabled=0, run=None, error=str(exc),
-                                     error_code=ExitCode.INPUT_ERROR), None)
+        return _failed(target, target.head, str(exc))
     base: Spec | None = None
     notices: tuple[str, ...] = ()
     if target.base is not None:
         try:
             base = load_spec(target.base, follow_remote_refs=options.follow_remote_refs,
-                         max_bytes=options.max_bytes)
+                             max_bytes=options.max_bytes)
         except SpecError as exc:
             if not _new_in_this_change(exc, target):
-                return SpecOutcome(SpecCheck(
-                    spec=target.settings.path, head_source=head.source, base_source=target.base,
-                    oracle_file=str(target.oracle_file), field_diff=None, oracle_diff=None, inference=None,
-                    oracles_enabled=0, run=None, error=f"the base spec cannot be read: {exc}",
-                    error_code=ExitCode.INPUT_ERROR), None)
+                return _failed(target, head.source, f"the base spec cannot be read: {exc}")
             notices = (f"The spec is new in this change (not in {target.base.partition(':')[0]}): every field "
                        "is new.",)
     field_diff = diff_fields(base.fields, head.fields) if base is not None else None
@@ -283,31 +357,161 @@ def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
     backend = make_backend(options.backend, options.llm, options.progress, context=head.fields, spec=head)
     update = update_oracle_file(head.file, head.fields, previous, backend, options.on_inferred,
                                 context_digests(head.fields, head))
-    checked = [o for o in update.file.enabled_oracles() if _kept(o, target.settings)]
-    run, skipped = _run(head, checked, target, options)
-    updated, store, observation = update.file, None, None
-    if observing:
-        settings = proposal_settings(target.settings)
-        found = observe_update(update.file, stored, run.observed if run is not None else None,
-                               observable(head.fields, target.settings), settings, lambda v: redact(v) != v)
+    checked = tuple(o for o in update.file.enabled_oracles() if _kept(o, target.settings))
+    settings = target.settings
+    check = SpecCheck(
+        spec=settings.path, head_source=head.source, base_source=base.source if base else None,
+        oracle_file=str(target.oracle_file), field_diff=field_diff, oracle_diff=None,
+        inference=InferenceSummary(options.backend, update.reused, update.moved, update.inferred, update.pending,
+                                   update.stats),
+        oracles_enabled=len(checked), run=None, run_skipped=None if target.staging_url else "no staging URL",
+        notices=notices, suspects=suspects(trusted, checked),
+    )
+    rules = SpecConfig(path=settings.path, null_like=settings.null_like, skip_kinds=settings.skip_kinds,
+                       ignore=settings.ignore)
+    frame = CheckFrame(check, previous=previous, inferred=update.file, rules=rules, observing=observing,
+                       stored=stored, proposal=proposal_settings(settings), store_file=str(store_file))
+    return Prepared(frame, head, checked)
+
+
+Locate = Callable[[AbstractSet[FieldKey]], Mapping[FieldKey, FieldLocation]]
+
+
+def conclude(frame: CheckFrame, run: RunResult | None, fields: Sequence[ResponseField], locate: Locate,
+             secret: Callable[[str], bool] = secret_value) -> SpecOutcome:
+    """The check of one spec from its frame and its run (pure): the run's observations into the store and its
+    suggestions into the oracle file, the oracle diff, the pre-existing violations, the fields located.
+    `fields`: the observable fields (config's ignored ones left out) in spec order, at least those of every
+    operation the store or the run observed; `locate`: where the spec writes the fields of a set of keys."""
+    if frame.final or frame.inferred is None:
+        return SpecOutcome(frame.check, None)
+    updated, store, observation = frame.inferred, None, None
+    if frame.observing:
+        settings = frame.proposal
+        found = observe_update(frame.inferred, frame.stored, run.observed if run is not None else None, fields,
+                               settings, secret)
         updated = found.file
-        if stored is not None or found.responses:
+        if frame.stored is not None or found.responses:
             store = found.store
         ops = found.store.operations.values()
-        observation = ObservationSummary(str(store_file), found.responses, len(ops),
+        observation = ObservationSummary(frame.store_file, found.responses, len(ops),
                                          sum(1 for op in ops if ready(op, settings)), settings.min_responses)
-    oracle_diff = diff_oracle_files(previous, updated)
+    oracle_diff = diff_oracle_files(frame.previous, updated)
     new_oracles = frozenset(
         identity(o) for f in oracle_diff.fields for o in (*f.added, *(c.new for c in f.changed))
     )
-    check = SpecCheck(
-        spec=target.settings.path, head_source=head.source, base_source=base.source if base else None,
-        oracle_file=str(target.oracle_file), field_diff=field_diff, oracle_diff=oracle_diff,
-        inference=InferenceSummary(options.backend, update.reused, update.moved, update.inferred, update.pending,
-                                   update.stats),
-        oracles_enabled=len(checked), run=run, run_skipped=skipped, new_oracles=new_oracles,
-        locations=_locations(head, field_diff, oracle_diff, run), notices=notices,
-        suggestions=pending(updated), suspects=suspects(trusted, checked), observation=observation,
-        preexisting=preexisting(run, previous, new_oracles, target.settings),
+    check = frame.check
+    check = replace(
+        check, oracle_diff=oracle_diff, run=run, new_oracles=new_oracles,
+        locations=dict(locate(wanted_locations(check.field_diff, oracle_diff, run))),
+        suggestions=pending(updated), observation=observation,
+        preexisting=preexisting(run, frame.previous, new_oracles, frame.rules or SpecConfig(path=check.spec)),
     )
     return SpecOutcome(check, updated, store)
+
+
+def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
+    """Check one spec; a spec that cannot be read gives a `SpecCheck` with `error` set."""
+    prepared = prepare(target, options)
+    head = prepared.head
+    if prepared.frame.final or head is None:
+        return SpecOutcome(prepared.frame.check, None)
+    run = _run(head, prepared.checked, target, options)
+
+    def locate(wanted: AbstractSet[FieldKey]) -> dict[FieldKey, FieldLocation]:
+        return {key: where for _, key, where in located(head, wanted)}
+
+    return conclude(prepared.frame, run, observable(head.fields, target.settings), locate)
+
+
+# -- shards ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShardSpec:
+    """One spec's part of a sharded check (`check_shard`): the frame (the same in every shard), the order of a run
+    of the whole collection, this shard's part of the run, and what `conclude` needs of the spec for the
+    fields that part observed."""
+
+    frame: CheckFrame
+    order: RunOrder | None = None
+    """None when nothing was run (no staging URL, or the spec could not be read)."""
+    run: RunResult | None = None
+    """What the operations this shard owns gave (`satori_ci.run.shards.own_part`)."""
+    fields: tuple[tuple[int, ResponseField], ...] = ()
+    """(index, field) of the observable fields of the operations that the store or this part observed."""
+    locations: tuple[tuple[int, FieldKey, FieldLocation], ...] = ()
+    """(index in the spec, key, location) of every field the merged report may locate, as far as this shard
+    knows (field diff, oracle changes, suggestions, stored and observed fields, its violations)."""
+    inputs: str = ""
+    """A digest of what the run sends and how (requests, chain seeds, staging origin, header names, runner,
+    bounds): shards that would send different things do not merge."""
+
+
+def _scrubbed(store: ObservationStore | None, secret: Callable[[str], bool]) -> ObservationStore | None:
+    """The store without the string sets that hold a secret (a run's `held` kept: the merge still needs it)."""
+    if store is None:
+        return None
+    return replace(store, operations={
+        k: replace(op, fields={p: without_values(f, secret) for p, f in op.fields.items()})
+        for k, op in store.operations.items()})
+
+
+def _proposable(field: ResponseField) -> ResponseField:
+    """The field as far as observation reads it (`observe.propose`: operation, path, type, item type,
+    operationId): what a partial report carries of it."""
+    return replace(field, facts=FieldFacts(items_type=field.facts.items_type), api_title="",
+                   location=SourceLocation("", ""), fingerprint="", notes=())
+
+
+def _observed_keys(store: ObservationStore | None) -> set[FieldKey]:
+    if store is None:
+        return set()
+    return {(op.method, op.path, op.status, path) for op, found in store.operations.items() for path in found.fields}
+
+
+def _inputs_digest(collection: Collection, target: SpecTarget, options: CheckOptions, staging_url: str) -> str:
+    parts = urlsplit(staging_url)
+    origin = f"{parts.scheme}://{parts.hostname or ''}{'' if parts.port is None else f':{parts.port}'}{parts.path}"
+    data = {"url": origin, "headers": [h for h, _ in target.headers], "runner": options.runner,
+            "timeout_s": options.timeout_s, "retries": options.retries, "max_bytes": options.max_response_bytes,
+            "min_exercised": target.min_exercised, "server_errors": target.fail_on_server_errors,
+            "seeds": [list(s) for s in collection.chain_seeds],
+            "items": [[i.id, i.name, i.method, i.path, list(i.requires)] for i in collection.items()]}
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def check_shard(target: SpecTarget, options: CheckOptions, shard: Shard) -> ShardSpec:
+    """One spec's part of a sharded check: everything before the run as `check_spec` does it, then only the
+    requests of the operations this shard owns (and the producers their chained ids come from: sent, not
+    checked). Writes nothing; `satori_ci.shards.merge_shards` makes the check out of every shard's part.
+    ShardError when the plan cannot be split (opted-in writes, a team collection)."""
+    prepared = prepare(target, options)
+    frame, head = prepared.frame, prepared.head
+    if frame.final or head is None:
+        return ShardSpec(frame)
+    frame = replace(frame, stored=_scrubbed(frame.stored, secret_value))
+    order, part, inputs = None, None, ""
+    if target.staging_url:
+        plan, collection = _collection(head, prepared.checked, target, target.staging_url)
+        why = unshardable(plan, target.team is not None)
+        if why is not None:
+            raise ShardError(f"{target.settings.path}: cannot be sharded: {why}")
+        order = run_order(collection)
+        inputs = _inputs_digest(collection, target, options, target.staging_url)
+        sliced = slice_plan(plan, shard)
+        result = _execute(collection.only(sliced.own, sliced.support), len(prepared.checked), target, options,
+                          target.staging_url, f"shard {shard}: ")
+        part = own_part(result, order, shard.owns)
+        part = replace(part, observed=_scrubbed(part.observed, secret_value))
+    fields = observable(head.fields, target.settings)
+    observed_ops = {k for store in (frame.stored, part.observed if part else None) if store is not None
+                    for k in store.operations}
+    mine = tuple((n, _proposable(f)) for n, f in enumerate(fields) if f.operation in observed_ops)
+    inferred = frame.inferred
+    assert inferred is not None  # a frame that is not final has its inferred file
+    wanted = wanted_locations(frame.check.field_diff, diff_oracle_files(frame.previous, inferred), part)
+    wanted |= {e.key for e in inferred.entries if any(o.source == OBSERVED for o in e.oracles)}
+    wanted |= _observed_keys(frame.stored) | _observed_keys(part.observed if part else None)
+    return ShardSpec(frame, order, part, mine, tuple(located(head, wanted)), inputs)

@@ -1,4 +1,5 @@
-"""`satori-ci check` (the pull-request flow before you push) and `satori-ci demo`."""
+"""`satori-ci check` (the pull-request flow before you push), its shards (`check --shard I/N --shard-report FILE`,
+then `satori-ci merge REPORT...`) and `satori-ci demo`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from satori_ci.cli.errors import UsageError
+from satori_ci.cli.errors import UsageError, classify
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
@@ -24,11 +25,21 @@ from satori_ci.infer.factory import BACKENDS
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.observe.store import dump_store
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import CheckOptions, SpecTarget, check_spec, store_file_of
+from satori_ci.pipeline import CheckOptions, SpecTarget, check_shard, check_spec, store_file_of
+from satori_ci.plan.shards import Shard, parse_shard
 from satori_ci.redaction import current
 from satori_ci.report.json_report import report_json
 from satori_ci.report.model import CheckReport, FailOn
 from satori_ci.report.terminal import render_terminal
+from satori_ci.shards import (
+    MAX_REPORT_BYTES,
+    ReadReport,
+    ShardReport,
+    ShardReportError,
+    merge_shards,
+    read_shard_report,
+    shard_report_text,
+)
 from satori_ci.spec.errors import SpecError
 from satori_ci.spec.source import open_source
 
@@ -59,6 +70,35 @@ def options_from(args: argparse.Namespace, config: ProjectConfig, environ: dict[
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.shard is None:
+        if args.shard_report is not None:
+            raise UsageError("--shard-report goes with --shard I/N")
+        return _check(args, None)
+    shard = parse_shard(args.shard)
+    if args.shard_report is None:
+        raise UsageError("--shard I/N writes a partial report: give its file with --shard-report FILE")
+    if args.json:
+        raise UsageError("--json is for the verdict, which `satori-ci merge` gives once every shard ran")
+    try:
+        return _check(args, shard)
+    except Exception as exc:  # the merge must name the shard that could not run
+        code, message = classify(exc)
+        if code is None:
+            message = f"internal error: {type(exc).__name__}: {exc}"
+        failed = ShardReport(shard, failed=message, exit_code=int(code or ExitCode.INFRASTRUCTURE))
+        _write_shard_report(Path(args.shard_report), failed)
+        raise
+
+
+def _write_shard_report(path: Path, report: ShardReport) -> None:
+    """The partial report, redacted, all or nothing (a path the user chose: anywhere)."""
+    text = shard_report_text(report, current().redact_data)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _check(args: argparse.Namespace, shard: Shard | None) -> int:
     environ = dict(os.environ)
     config = load_config(args.config)
     spec_path = _spec_path(args.head)
@@ -84,6 +124,21 @@ def run_check(args: argparse.Namespace) -> int:
                         staging_url=url, headers=inputs.headers, plan=inputs.plan,
                         min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors,
                         team=inputs.team, trusted_store=trusted_store_ref(args.base, store_file))
+    if shard is not None:
+        try:
+            part = check_shard(target, options, shard)
+        finally:
+            bar.close()
+            requests_bar.close()
+        _write_shard_report(Path(args.shard_report), ShardReport(shard, (part,), notes=tuple(notes)))
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        ran = part.run
+        done = (f"{ran.requests} request(s) of its operations sent, {ran.checked} response(s) checked"
+                if ran is not None else "nothing run")
+        print(f"satori-ci: shard {shard}: {done}; partial report {args.shard_report} (the verdict: satori-ci merge "
+              "with every shard's report)", file=sys.stderr)
+        return ExitCode.OK
     try:
         outcome = check_spec(target, options)
     finally:
@@ -122,6 +177,53 @@ def emit(report: CheckReport, as_json: bool, notes: list[str]) -> None:
             print(f"satori-ci: error: {spec.error}", file=sys.stderr)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+
+
+def report_files(paths: list[str]) -> list[Path]:
+    """The partial reports named: files, and the `*.json` files under a folder (sorted)."""
+    out: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            out.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise UsageError(f"{given}: no such file or folder")
+    return out
+
+
+def read_shard_reports(paths: list[Path]) -> list[tuple[str, ReadReport]]:
+    """Each file read as a partial report (ShardReportError naming the file when it is not one)."""
+    out = []
+    for path in paths:
+        name = path.as_posix()
+        try:
+            if path.stat().st_size > MAX_REPORT_BYTES:
+                raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: too large to be a shard report")
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: cannot read ({exc})") from None
+        out.append((name, read_shard_report(text, name)))
+    return out
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    fail_on = FailOn(args.fail_on) if args.fail_on else (config.fail_on or FailOn.VIOLATIONS)
+    files = report_files(args.reports)
+    if not files:
+        raise ShardReportError(ExitCode.INFRASTRUCTURE, f"no shard report (*.json) in {', '.join(args.reports)}")
+    merged = merge_shards(read_shard_reports(files), fail_on)
+    if not args.no_write:
+        for outcome in merged.outcomes:  # the paths come from the reports: inside the repository only
+            oracle_file = Path(outcome.check.oracle_file)
+            if outcome.updated is not None:
+                write_atomically(oracle_file, dump_oracle_file(outcome.updated))
+            if outcome.store is not None:
+                write_atomically(store_file_of(oracle_file), dump_store(outcome.store))
+    emit(merged.report, args.json, list(merged.notes))
+    return merged.report.exit_code
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -194,9 +296,26 @@ def register(sub: Any) -> None:
     check.add_argument("--no-observe", action="store_true",
                        help="do not feed the responses to the observation store, nor suggest observed oracles")
     check.add_argument("--quiet", action="store_true", help="no progress bar")
+    check.add_argument("--shard", metavar="I/N",
+                       help="check only shard I of N of the operations (a CI matrix job): writes --shard-report, "
+                            "sends no comment, exits 0 once it ran; `satori-ci merge` gives the verdict")
+    check.add_argument("--shard-report", metavar="FILE", help="where --shard writes its partial report (JSON)")
     add_spec_options(check)
     add_request_options(check)
     check.set_defaults(handler=run_check)
+
+    merge = sub.add_parser("merge", help="merge the partial reports of a sharded check into its report",
+                           description="The report, JSON and exit code the unsharded check would give, from the "
+                           "partial report of every shard (check --shard I/N --shard-report FILE); updates the "
+                           "oracle file and the observation store like check. Sends no request.")
+    merge.add_argument("reports", nargs="+", metavar="REPORT",
+                       help="partial reports, or folders holding them (*.json)")
+    merge.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: the config's, else violations")
+    merge.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
+    merge.add_argument("--json", action="store_true", help="machine-readable report")
+    merge.add_argument("--no-write", action="store_true",
+                       help="do not update the oracle file nor the observation store next to it")
+    merge.set_defaults(handler=run_merge)
 
     demo = sub.add_parser("demo", help="run check on the bundled example against a local staging API",
                           description="Starts the example staging API on a free local port, checks the example "

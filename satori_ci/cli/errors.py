@@ -6,8 +6,10 @@ from satori_ci.config import ConfigError
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.llm.batch import BatchError, BatchErrorKind
 from satori_ci.oracles.errors import OracleFileError
+from satori_ci.plan.shards import ShardError
 from satori_ci.postman.team import TeamCollectionError
 from satori_ci.run.errors import RunError, RunErrorKind
+from satori_ci.shards import ShardReportError
 from satori_ci.spec.errors import SpecError
 
 
@@ -23,6 +25,10 @@ def classify(exc: Exception) -> tuple[ExitCode | None, str]:
         return ExitCode.INPUT_ERROR, str(exc)
     if isinstance(exc, OracleFileError | TeamCollectionError):
         return ExitCode.INPUT_ERROR, str(exc)
+    if isinstance(exc, ShardError):
+        return ExitCode.INPUT_ERROR, str(exc)
+    if isinstance(exc, ShardReportError):
+        return exc.code, exc.message
     if isinstance(exc, BatchError):
         return (ExitCode.INPUT_ERROR if exc.kind is BatchErrorKind.INPUT else ExitCode.INFRASTRUCTURE), exc.message
     if isinstance(exc, RunError):

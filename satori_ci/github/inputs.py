@@ -17,6 +17,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from satori_ci.github.errors import ActionConfigError
+from satori_ci.plan.shards import Shard, ShardError, parse_shard
 from satori_ci.report.model import FailOn
 
 DEFAULT_ORACLES_DIR = ".satori"
@@ -62,6 +63,11 @@ class ActionInputs:
     github_token: str | None = field(default=None, repr=False)
     config: str | None = None
     """Path of the project config file, if one was given."""
+    shard: Shard | None = None
+    """`I/N`: this job checks shard I of N of the operations and writes a partial report, nothing else."""
+    merge: tuple[str, ...] = ()
+    """Folders, files or globs (in the workspace) of the shards' partial reports: this job merges them and
+    reports (comment, summary, annotations, outputs, exit code); it sends no request."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -81,6 +87,8 @@ class ActionInputs:
             comment=_choice(get("comment"), "comment", CommentMode, CommentMode.STICKY),
             github_token=get("github-token"),
             config=_relative_path(get("config"), "config"),
+            shard=_shard(get("shard"), get("merge")),
+            merge=_split_specs(get("merge")),
         )
 
     @property
@@ -126,6 +134,17 @@ def parse_staging_headers(text: str | None) -> tuple[StagingHeader, ...]:
             raise ActionConfigError(f"staging-headers line {number} has a NUL character in its value")
         headers.append(StagingHeader(name.strip(), value.strip()))
     return tuple(headers)
+
+
+def _shard(value: str | None, merge: str | None) -> Shard | None:
+    if value is None:
+        return None
+    if merge is not None:
+        raise ActionConfigError("set shard (a matrix job) or merge (the job after them), not both")
+    try:
+        return parse_shard(value)
+    except ShardError as exc:
+        raise ActionConfigError(f"input 'shard': {exc}") from None
 
 
 def _split_specs(text: str | None) -> tuple[str, ...]:

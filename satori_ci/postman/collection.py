@@ -223,6 +223,9 @@ class Collection:
     """Ids of team requests left out of the run (non-safe methods not opted in)."""
     chain_seeds: tuple[tuple[str, str], ...] = ()
     """Chain variables set before the run: slot 0 of a consumer holds the spec's example until a list fills it."""
+    whole_auth: tuple[AuthParam, ...] | None = None
+    """A shard's slice (`only`): the credential variables of the whole collection, so that the run's notes and
+    the credential headers it names are those of the whole run."""
 
     def items(self) -> Iterator[RequestItem]:
         for folder in self.folders:
@@ -233,6 +236,8 @@ class Collection:
 
     @property
     def auth_variables(self) -> tuple[AuthParam, ...]:
+        if self.whole_auth is not None:
+            return self.whole_auth
         seen: dict[str, AuthParam] = {}
         for item in self.items():
             for param in item.auth:
@@ -244,6 +249,21 @@ class Collection:
         by_id = {i.id: i for i in self.items()}
         chosen = [replace(by_id[old], id=new) for old, new in copies]
         return replace(self, folders=(Folder("retry", "", tuple(chosen)),), notes=(), skipped=())
+
+    def only(self, own: frozenset[str], support: frozenset[str]) -> Collection:
+        """A shard's slice (`satori_ci.plan.shards`): the requests of the `own` operations as they are, those of
+        the `support` operations (producers of chained ids) without their assertions nor observed fields (sent
+        for their values only), no others. Notes, skips, oracle counts, chain seeds and credential variables stay
+        the whole collection's."""
+        if self.team is not None:
+            raise ValueError("a collection with a team collection is not sliced")
+        folders = []
+        for folder in self.folders:
+            items = tuple(i if i.label in own else _support_item(i) for i in folder.items
+                          if i.label in own or i.label in support)
+            if items:
+                folders.append(replace(folder, items=items))
+        return replace(self, folders=tuple(folders), whole_auth=self.auth_variables)
 
     def with_headers(self, headers: Sequence[tuple[str, str]], variables: Sequence[str] = ()) -> Collection:
         """Every request also sends these (header, `{{variable}}` template) pairs, replacing same-named ones;
@@ -318,6 +338,14 @@ class Collection:
         if folders:
             out["item"].append({"name": "satori-ci: operations this collection does not call", "item": folders})
         return out
+
+
+def _support_item(item: RequestItem) -> RequestItem:
+    """The request sent only for the values it gives to a chain: no oracle, no observed field."""
+    empty: dict[str, tuple[Oracle, ...]] = {status: () for status in item.statuses}
+    script = build_test_script(item.label, item.statuses, dict(empty), item.null_like,
+                               [h.to_json() for h in item.harvests], item.requires, {})
+    return replace(item, oracles=tuple(empty.items()), script=script, observed=())
 
 
 def _drop_items(raw: dict[str, Any], ids: set[str]) -> None:

@@ -50,10 +50,11 @@ def test_action_inputs_are_the_ones_the_entrypoint_reads() -> None:
     assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
     assert set(action["inputs"]) == {
         "specs", "staging-url", "staging-headers", "backend", "openai-api-key", "openai-base-url", "model",
-        "oracles-dir", "fail-on", "comment", "runner", "github-token", "config", "pull-request", "base-sha"}
+        "oracles-dir", "fail-on", "comment", "runner", "github-token", "config", "pull-request", "base-sha",
+        "shard", "merge"}
     assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
     assert set(action["outputs"]) == {"oracles-added", "oracles-changed", "oracles-removed", "violations",
-                                      "report", "oracle-files"}
+                                      "report", "oracle-files", "shard-report"}
 
 
 def test_dockerfile_copies_existing_paths_and_installs_from_the_lockfiles() -> None:
