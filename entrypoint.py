@@ -162,6 +162,11 @@ def trusted_config(ctx: ActionContext, head: ProjectConfig) -> ProjectConfig:
     return head
 
 
+def oracles_dir(ctx: ActionContext, trusted: ProjectConfig) -> str:
+    """The folder of the oracle files: the `oracles-dir` input, else the trusted config's, else `.satori`."""
+    return ctx.inputs.oracles_dir or trusted.oracles_dir or ".satori"
+
+
 def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, specs: list[str]
              ) -> list[SpecTarget]:
     inputs = tuple((h.name, h.value) for h in ctx.inputs.staging_headers)
@@ -177,7 +182,7 @@ def _targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, 
               *value_secrets(sending, os.environ))
         for note in (*staging.notes, *plan_notes):
             say(warning(f"satori-ci: {path}: {note}"))
-        oracle_file = default_oracle_path(path, ctx.inputs.oracles_dir or trusted.oracles_dir or ".satori")
+        oracle_file = default_oracle_path(path, oracles_dir(ctx, trusted))
         ensure_inside_workspace(oracle_file)  # before it is read or anything is sent
         store_file = store_file_of(oracle_file)
         ensure_inside_workspace(store_file)
@@ -398,8 +403,9 @@ def run_merge(ctx: ActionContext, progress: Progress) -> int:
     merged = merge_shards(reports, ctx.inputs.fail_on)
     if not merged.outcomes:
         return _no_spec(ctx)
+    folder = oracles_dir(ctx, trusted_config(ctx, load_config(ctx.inputs.config)))
     for outcome in merged.outcomes:  # where the oracle files go is this job's to say, not the reports'
-        expected = default_oracle_path(outcome.check.spec, ctx.inputs.oracles_dir)
+        expected = default_oracle_path(outcome.check.spec, folder)
         if Path(outcome.check.oracle_file) != expected:
             raise ActionConfigError(f"the shard reports put the oracle file of {outcome.check.spec} at "
                                     f"{outcome.check.oracle_file}, not at {expected.as_posix()}: give the shard "

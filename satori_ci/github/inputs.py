@@ -20,7 +20,8 @@ from satori_ci.github.errors import ActionConfigError
 from satori_ci.plan.shards import Shard, ShardError, parse_shard
 from satori_ci.report.model import FailOn
 
-DEFAULT_ORACLES_DIR = ".satori"
+DEFAULT_ORACLES_DIR = ""
+"""Empty: the trusted config's `oracles_dir`, else `.satori`."""
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _SHOWN_CHARS = 40
 

@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 from satori_ci.demo_staging import StagingServer
-from tests.action.conftest import PR, ActionRun, PullRequest
+from tests.action.conftest import PR, ActionRun, PullRequest, make_pull_request
+from tests.servers.github_server import FakeGitHub
 
 REPORTS = "satori-ci-shards"
 
@@ -88,3 +89,17 @@ def test_a_shard_that_cannot_run_says_so_in_its_report(pull_request: PullRequest
     assert bad.code == 2 and "shard 3/2" in bad.stdout and pull_request.github.requests == []
     both = pull_request.run(inputs={"shard": "1/2", "merge": REPORTS})
     assert both.code == 2 and "not both" in both.stdout
+
+
+def test_shards_and_merge_put_the_oracle_file_where_the_base_config_says(tmp_path: Path,
+                                                                      staging: StagingServer) -> None:
+    with FakeGitHub(login=None) as github:
+        pr = make_pull_request(tmp_path, github, {".satori.yml": "oracles_dir: reviewed\n"})
+        inputs = {"staging-url": staging.base_url, "runner": "native"}
+        _shards(pr, inputs, [1, 2], 2)
+        merged = pr.run(inputs={"merge": REPORTS})
+        assert merged.code == 1, merged.stdout + merged.stderr
+        assert merged.outputs["oracle-files"] == "reviewed/api.openapi.oracles.yaml"
+        assert not (pr.repo / ".satori").exists()
+        elsewhere = pr.run(inputs={"merge": REPORTS, "oracles-dir": "other"})
+    assert elsewhere.code == 2 and "give the shard jobs and this one the same oracles-dir" in elsewhere.stdout

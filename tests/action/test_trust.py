@@ -88,3 +88,18 @@ def test_on_push_the_checked_out_config_is_the_trusted_one(
         run = pr.run(inputs={"runner": "native"}, event="push", extra_env={"STAGING_TOKEN": SECRET})
     assert staging.received, run.stdout  # merged to main: its config is the project's
     assert "changes where requests and secrets go" not in run.stdout
+
+
+def test_the_base_configs_oracles_dir_decides_where_the_oracle_files_go(
+        tmp_path: Path, servers: tuple[StagingServer, StagingServer]) -> None:
+    staging, _ = servers
+    base = _config(staging.base_url, "STAGING_TOKEN") + "oracles_dir: reviewed\n"
+    head = _config(staging.base_url, "STAGING_TOKEN") + "oracles_dir: elsewhere\n"
+    with FakeGitHub(login=None) as github:
+        pr = _pull_request(tmp_path, base, head, github)
+        run = pr.run(inputs={"runner": "native"}, extra_env={"STAGING_TOKEN": SECRET})
+        assert run.outputs["oracle-files"] == "reviewed/api.openapi.oracles.yaml", run.stdout
+        assert not (pr.repo / "elsewhere").exists() and not (pr.repo / ".satori").exists()
+        assert "oracles_dir" in github.comments_on(PR)[0].body.replace("\\", "")  # the head's change is named
+        given = pr.run(inputs={"runner": "native", "oracles-dir": "checks"}, extra_env={"STAGING_TOKEN": SECRET})
+    assert given.outputs["oracle-files"] == "checks/api.openapi.oracles.yaml"  # the input wins

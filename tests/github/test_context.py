@@ -157,7 +157,7 @@ def test_defaults() -> None:
     inputs = ActionInputs.from_env({})
     assert inputs == ActionInputs()
     assert (inputs.backend, inputs.fail_on, inputs.comment) == (Backend.RULES, FailOn.VIOLATIONS, CommentMode.STICKY)
-    assert inputs.oracles_dir == ".satori" and inputs.specs == () and inputs.secrets == ()
+    assert inputs.oracles_dir == "" and inputs.specs == () and inputs.secrets == ()
 
 
 def test_inputs_with_hyphens_as_github_passes_them_and_with_underscores() -> None:
