@@ -170,12 +170,6 @@ def observable(fields: Sequence[ResponseField], settings: SpecConfig) -> list[Re
             and not settings.ignore.operation(f.operation.method, f.operation.path)]
 
 
-def _kept(oracle: Oracle, settings: SpecConfig) -> bool:
-    """Whether the config leaves this oracle to be checked (kinds to skip, ignored fields/operations)."""
-    return (oracle.kind not in settings.skip_kinds and not settings.ignore.field(oracle.field)
-            and not settings.ignore.operation(oracle.operation.method, oracle.operation.path))
-
-
 def _collection(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str
                 ) -> tuple[RequestPlan, Collection]:
     """The request plan and the collection a run sends (the whole one: a shard slices it)."""
@@ -226,7 +220,7 @@ def preexisting(run: RunResult | None, before: OracleFile | None, new_oracles: f
         return frozenset()
     earlier: dict[tuple[OperationKey, str], list[Oracle]] = {}
     for o in before.enabled_oracles():
-        if _kept(o, settings):
+        if settings.checks(o):
             earlier.setdefault((o.operation, o.field), []).append(o)
     out: set[tuple[str, str, str, str, str, str]] = set()
     for v in run.violations:
@@ -357,7 +351,7 @@ def prepare(target: SpecTarget, options: CheckOptions) -> Prepared:
     backend = make_backend(options.backend, options.llm, options.progress, context=head.fields, spec=head)
     update = update_oracle_file(head.file, head.fields, previous, backend, options.on_inferred,
                                 context_digests(head.fields, head))
-    checked = tuple(o for o in update.file.enabled_oracles() if _kept(o, target.settings))
+    checked = tuple(o for o in update.file.enabled_oracles() if target.settings.checks(o))
     settings = target.settings
     check = SpecCheck(
         spec=settings.path, head_source=head.source, base_source=base.source if base else None,
