@@ -16,13 +16,13 @@ most): anything else is an `OracleFileError` naming the line, never a crash furt
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sys
 from dataclasses import dataclass
 from typing import Any
 
+from satori_ci.oracles.canonical import MAX_PLAIN_KEY, LoneSurrogateError, literal, oracle_text, read_canonical
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
@@ -101,62 +101,47 @@ MAX_MAGNITUDE = 1e308
 """The largest magnitude of a number in an oracle file (a double goes to about 1.8e308)."""
 _MAX_INT = 10**308
 
-_ESCAPED = re.compile(
-    "[\x7f-\x9f"  # DEL and the C1 controls (U+0085 is a YAML line break, the others are refused)
-    "\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\u2066-\u206f"  # invisible: soft hyphen, zero widths, bidi
-    "\u2028-\u202e"  # line and paragraph separators (YAML line breaks), bidi embeddings and overrides
-    "\ufeff\ufff9-\ufffb\ufffe\uffff"  # BOM, interlinear annotations, non-characters YAML refuses
-    "\U000e0000-\U000e007f]"  # tag characters (invisible text)
-)
-_SURROGATE = re.compile("[\ud800-\udfff]")
-MAX_PLAIN_KEY = 1000
-"""Longer keys are written `? "key"` (YAML's plain `key:` syntax allows at most 1024 characters)."""
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
 
 def _lit(value: Any) -> str:
     """`value` as a JSON literal that YAML reads back as the same value (see the module docstring)."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
-    if text.isascii():
-        return text.replace("\x7f", "\\u007f")
-    surrogate = _SURROGATE.search(text)
-    if surrogate is not None:
+    try:
+        return literal(value)
+    except LoneSurrogateError as exc:
         raise OracleFileError(f"cannot write {ascii(value)[:200]} to an oracle file: it holds a lone surrogate "
-                              f"(U+{ord(surrogate.group()):04X}), which no UTF-8 file can")
-    return _ESCAPED.sub(_escape, text)
+                              f"({exc}), which no UTF-8 file can") from None
 
 
 def _key(text: str, indent: str) -> str:
     """A mapping key line (the value follows on the next lines, indented deeper)."""
-    literal = _lit(text)
-    if len(literal) > MAX_PLAIN_KEY:
-        return f"{indent}? {literal}\n{indent}:\n"
-    return f"{indent}{literal}:\n"
+    written = _lit(text)
+    if len(written) > MAX_PLAIN_KEY:
+        return f"{indent}? {written}\n{indent}:\n"
+    return f"{indent}{written}:\n"
 
 
 def _comment_text(text: str) -> str:
     """`text` for a `#` comment: as is when it needs no escape, else its escaped literal (never a line break)."""
-    literal = _lit(text)
-    return text if literal[1:-1] == text else literal
+    written = _lit(text)
+    return text if written[1:-1] == text else written
 
 
 def _oracle_line(oracle: Oracle) -> str:
-    parts = [f"kind: {oracle.kind.value}"]
+    pairs: dict[str, Any] = {"kind": oracle.kind.value}
     if oracle.value is not None:
-        value = list(oracle.value) if isinstance(oracle.value, tuple) else oracle.value
-        parts.append(f"value: {_lit(value)}")
-    parts.append(f"source: {_lit(oracle.source)}")
+        pairs["value"] = list(oracle.value) if isinstance(oracle.value, tuple) else oracle.value
+    pairs["source"] = oracle.source
     if oracle.evidence is not None:
-        parts.append(f"evidence: {oracle.evidence}")
-    parts.append(f"enabled: {'true' if oracle.enabled else 'false'}")
+        pairs["evidence"] = oracle.evidence
+    pairs["enabled"] = oracle.enabled
     if oracle.review:
-        parts.append(f"review: {_lit(oracle.review)}")
-    parts.append(f"reason: {_lit(oracle.reason)}")
-    return "        - {" + ", ".join(parts) + "}\n"
+        pairs["review"] = oracle.review
+    pairs["reason"] = oracle.reason
+    try:
+        return f"        - {oracle_text(pairs)}\n"
+    except LoneSurrogateError:
+        for value in pairs.values():
+            _lit(value)  # names the value
+        raise
 
 
 def dump_oracle_file(data: OracleFile) -> str:
@@ -183,7 +168,16 @@ def dump_oracle_file(data: OracleFile) -> str:
 
 
 def load_oracle_file(text: str, name: str) -> OracleFile:
-    """Read an oracle file (written by satori-ci or edited by hand)."""
+    """Read an oracle file (written by satori-ci or edited by hand): as the emitter wrote it, without a YAML
+    parser (`canonical`); otherwise, or to name the line of a mistake, with the YAML loader."""
+    raw = read_canonical(text)
+    if raw is not None:
+        try:
+            fast = _Reader(name, {})
+            fast.check_numbers(raw)
+            return fast.read(raw)
+        except OracleFileError:
+            pass  # said again below, with its line
     try:
         raw, key_lines = load_yaml(text.encode("utf-8", "surrogatepass"), name)
     except SpecError as exc:

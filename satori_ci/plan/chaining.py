@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from satori_ci.plan.samples import raw_operation
-from satori_ci.spec.model import Operation, ResponseField, Spec
+from satori_ci.spec.model import Operation, OperationKey, ResponseField, Spec
 from satori_ci.spec.paths import Items, MapValues, Prop, escape_name, parse
 
 IDENTIFIERS = ("id", "uuid", "name", "slug", "key", "code", "path", "login", "username", "number", "sha")
@@ -131,8 +131,7 @@ def find_producer(spec: Spec, consumer: Operation, candidates: Sequence[Operatio
     collection = next((s for s in reversed(prefix) if not path_param(s)), None)
     names = candidate_names(param, collection)
     status = producer.statuses[0] if producer.statuses else None
-    fields = [f for f in spec.fields if f.operation.method == producer.method and f.operation.path == producer.path
-              and f.operation.status == status]
+    fields = spec.fields_of(OperationKey(producer.method, producer.path, status)) if status is not None else ()
     paths = _list_paths(fields, names) or _guessed_paths(names)
     carry = tuple((str(path_param(parts[i])), str(path_param(prefix[i])))
                   for i in range(index) if path_param(parts[i]) and path_param(prefix[i]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 JSON = Any
@@ -165,6 +166,17 @@ class Spec:
     def file(self) -> str:
         """The spec's path in its repository (without a git revision)."""
         return str(self.documents.entry) if self.documents is not None else self.source
+
+    @cached_property
+    def _fields_by_response(self) -> dict[OperationKey, tuple[ResponseField, ...]]:
+        found: dict[OperationKey, list[ResponseField]] = {}
+        for f in self.fields:
+            found.setdefault(f.operation, []).append(f)
+        return {key: tuple(fields) for key, fields in found.items()}
+
+    def fields_of(self, key: OperationKey) -> tuple[ResponseField, ...]:
+        """The fields of one operation response (method, path, status), in spec order."""
+        return self._fields_by_response.get(key, ())
 
     def line_of(self, location: SourceLocation) -> int | None:
         """1-based line of the node at `location`, or None when unknown."""
