@@ -170,14 +170,14 @@ def observable(fields: Sequence[ResponseField], settings: SpecConfig) -> list[Re
             and not settings.ignore.operation(f.operation.method, f.operation.path)]
 
 
-def _collection(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str
-                ) -> tuple[RequestPlan, Collection]:
-    """The request plan and the collection a run sends (the whole one: a shard slices it)."""
-    plan = plan_requests(spec, target.plan)
+def _collection(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str,
+                plan: RequestPlan | None = None, scripts_for: AbstractSet[str] | None = None) -> Collection:
+    """The collection a run sends (the whole one; with `scripts_for`, the test scripts of those operations only:
+    a shard slices it)."""
+    plan = plan if plan is not None else plan_requests(spec, target.plan)
     observe = observed_fields(observable(spec.fields, target.settings)) if target.settings.observe.enabled else None
-    collection = build_collection(spec, oracles, staging_url, target.settings.null_like, plan, target.team,
-                                  target.plan.unsafe, observe)
-    return plan, collection
+    return build_collection(spec, oracles, staging_url, target.settings.null_like, plan, target.team,
+                            target.plan.unsafe, observe, scripts_for)
 
 
 def _execute(collection: Collection, oracles: int, target: SpecTarget, options: CheckOptions,
@@ -207,7 +207,7 @@ def _execute(collection: Collection, oracles: int, target: SpecTarget, options: 
 def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: CheckOptions) -> RunResult | None:
     if not target.staging_url:
         return None
-    _, collection = _collection(spec, oracles, target, target.staging_url)
+    collection = _collection(spec, oracles, target, target.staging_url)
     return _execute(collection, len(oracles), target, options, target.staging_url)
 
 
@@ -488,13 +488,15 @@ def check_shard(target: SpecTarget, options: CheckOptions, shard: Shard) -> Shar
     frame = replace(frame, stored=_scrubbed(frame.stored, secret_value))
     order, part, inputs = None, None, ""
     if target.staging_url:
-        plan, collection = _collection(head, prepared.checked, target, target.staging_url)
+        plan = plan_requests(head, target.plan)
         why = unshardable(plan, target.team is not None)
         if why is not None:
             raise ShardError(f"{target.settings.path}: cannot be sharded: {why}")
+        sliced = slice_plan(plan, shard)
+        collection = _collection(head, prepared.checked, target, target.staging_url, plan,
+                                 sliced.own | sliced.support)
         order = run_order(collection)
         inputs = _inputs_digest(collection, target, options, target.staging_url)
-        sliced = slice_plan(plan, shard)
         result = _execute(collection.only(sliced.own, sliced.support), len(prepared.checked), target, options,
                           target.staging_url, f"shard {shard}: ")
         part = own_part(result, order, shard.owns)

@@ -12,6 +12,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
@@ -470,13 +471,16 @@ def _samples(spec: Spec, operation: Operation, planned: PlannedOperation | None
 def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None = None,
                      null_like: Sequence[str] = (), plan: RequestPlan | None = None,
                      team: TeamCollection | None = None, team_unsafe: Sequence[str] = (),
-                     observe: Mapping[OperationKey, Sequence[str]] | None = None) -> Collection:
+                     observe: Mapping[OperationKey, Sequence[str]] | None = None,
+                     scripts_for: AbstractSet[str] | None = None) -> Collection:
     """The collection for the operations the plan sends (without a plan: every operation with a 2XX JSON
     response, in spec order); only enabled oracles are asserted. With the team's own collection, its requests
     that call a spec operation carry that operation's assertions (and feed chaining), and the plan's requests
     remain for the operations it does not call; its non-safe requests run only when `team_unsafe` opts them in.
     `observe`: the fields whose values each 2XX JSON response is summarized for, by operation and status (the
-    runners feed the summaries to the observation store)."""
+    runners feed the summaries to the observation store). `scripts_for`: only the requests of these operations
+    (`METHOD /path`) get their test scripts, the others none (a shard's slice, see `Collection.only`: the rest
+    of the collection is what the whole one is)."""
     def observed_of(method: str, path: str, statuses: Sequence[str]) -> dict[str, Sequence[str]]:
         found = {st: tuple((observe or {}).get(OperationKey(method, path, st), ())) for st in statuses}
         return {st: fields for st, fields in found.items() if fields}
@@ -560,7 +564,8 @@ def build_collection(spec: Spec, oracles: Sequence[Oracle], base_url: str | None
         for k, (sample, requires, reason) in enumerate(_samples(spec, operation, planned)):
             steps = _harvest_steps(planned, sample)
             script = build_test_script(label, operation.statuses, dict(by_status), nulls,
-                                       [h.to_json() for h in steps], requires, observed)
+                                       [h.to_json() for h in steps], requires, observed) \
+                if scripts_for is None or label in scripts_for else ()
             items.append(RequestItem(
                 id=_item_id(spec.title, operation, k), name=_item_name(operation, sample), method=operation.method,
                 path=operation.path, operation_id=operation.operation_id, statuses=operation.statuses,
