@@ -2,10 +2,13 @@
 (`satori_ci.infer.batch_run`); here only wiring, files and printing.
 
 A key is needed for every action that talks to the server (no key: exit 2; the rules are never written as if a
-batch had run). The state file (`x.batch.json`) and the input file (`x.batch.jsonl`) sit next to the oracle file
-from submit until a collect has written the oracle file; a `failed` batch's state is removed (nothing to
-collect); an `expired` or `cancelled` batch is collected (its answers used, the rest answered by the rules) and
-then exits 3.
+batch had run). A large input is sent as several batches (parts), handled together. The state file
+(`x.batch.json`) and the input file (`x.batch.jsonl`, every part's lines) sit next to the oracle file from submit
+until a collect has written the oracle file. When every batch `failed`, the state is removed (nothing to
+collect); otherwise the batches are collected once none is pending (the answers they have used, the rest
+answered by the rules), then exit 3 if one `failed`, `expired` or was `cancelled`. A part that could not be
+created at submit: the parts before it are kept, its fields and the later ones' are not sent (the rules answer
+them at collect), exit 3.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from satori_ci.cli.progress import ProgressBar
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.batch_run import Collected, collect, prepare, submit
 from satori_ci.infer.llm.backend import LLMConfig
-from satori_ci.infer.llm.batch import PARTIAL, BatchApi, BatchError, BatchErrorKind
+from satori_ci.infer.llm.batch import (
+    BatchApi,
+    BatchError,
+    BatchErrorKind,
+    BatchStatus,
+    ended_early,
+    total_line,
+)
 from satori_ci.infer.llm.batch_state import BatchState, dump_state, input_path, load_state, state_path
 from satori_ci.infer.rules import context_digests
 from satori_ci.oracles.file import OracleFile, dump_oracle_file
@@ -67,17 +77,32 @@ class _Batch:
 
     # -- the actions -----------------------------------------------------------------------------
 
+    @staticmethod
+    def statuses(api: BatchApi, state: BatchState) -> tuple[BatchStatus, ...]:
+        return tuple(api.retrieve(batch_id) for batch_id in state.batch_ids)
+
+    @staticmethod
+    def headline(statuses: tuple[BatchStatus, ...]) -> str:
+        """The one batch's line, else the total line."""
+        return statuses[0].line() if len(statuses) == 1 else total_line(statuses)
+
     def status(self, api: BatchApi, state: BatchState) -> int:
-        status = api.retrieve(state.batch_id)
-        print(f"{status.line()} (submitted for {state.spec}: {len(state.requests)} field(s) with {state.model})")
+        statuses = self.statuses(api, state)
+        if len(statuses) > 1:
+            for status in statuses:
+                print(status.line())
+        not_sent = f", {state.not_sent} not sent" if state.not_sent else ""
+        print(f"{self.headline(statuses)} (submitted for {state.spec}: {len(state.requests)} field(s) with "
+              f"{state.model}{not_sent})")
         return ExitCode.OK
 
     def submit(self, api: BatchApi, state: BatchState | None, config: LLMConfig,
                previous: OracleFile | None) -> int:
         if state is not None:
-            status = api.retrieve(state.batch_id)
-            then = "see --batch status" if status.pending else "collect it first with --batch collect"
-            print(f"{status.line()}: already submitted for {state.spec}, nothing submitted ({then})",
+            statuses = self.statuses(api, state)
+            pending = any(status.pending for status in statuses)
+            then = "see --batch status" if pending else "collect it first with --batch collect"
+            print(f"{self.headline(statuses)}: already submitted for {state.spec}, nothing submitted ({then})",
                   file=sys.stderr)
             return ExitCode.OK
         batch_input = prepare(self.spec.fields, previous, context_digests(self.spec.fields, self.spec), config)
@@ -85,29 +110,44 @@ class _Batch:
             print(f"nothing to submit: no field of {self.spec.file} needs the LLM (every other field's oracles "
                   f"are reused from {self.oracle_file})", file=sys.stderr)
             return ExitCode.OK
-        new_state, status = submit(api, self.spec.file, batch_input, config, self.input_file.name)
-        self.write(self.input_file, batch_input.jsonl)  # what was sent, for the curious; removed at collect
-        self.write(self.state_file, dump_state(new_state))
-        print(f"submitted batch {status.batch_id} ({status.status}): {len(new_state.requests)} field(s) of "
-              f"{self.spec.file} for {config.model}; state in {self.state_file}. When it is done (within 24h), run "
-              "the same command with --batch collect", file=sys.stderr)
+        done = submit(api, self.spec.file, batch_input, config, self.input_file.name)
+        self.write(self.input_file, done.jsonl)  # what was sent, for the curious; removed at collect
+        self.write(self.state_file, dump_state(done.state))
+        if len(done.statuses) == 1:
+            what = f"batch {done.statuses[0].batch_id} ({done.statuses[0].status})"
+        else:
+            what = f"{len(done.statuses)} batches ({', '.join(status.batch_id for status in done.statuses)})"
+        print(f"submitted {what}: {len(done.state.requests)} field(s) of {self.spec.file} for {config.model}; "
+              f"state in {self.state_file}. When it is done (within 24h), run the same command with --batch "
+              "collect", file=sys.stderr)
         if batch_input.held_back:
             print(f"warning: {batch_input.held_back} field(s) left out by --max-calls {config.max_calls}: the "
                   "rules answer them at collect", file=sys.stderr)
+        if done.error is not None:
+            print(f"warning: {done.state.not_sent} field(s) not sent: batch {len(done.statuses) + 1} of "
+                  f"{len(batch_input.parts)} could not be created; the rules answer them at collect",
+                  file=sys.stderr)
+            raise done.error
         return ExitCode.OK
 
     def collect(self, api: BatchApi, state: BatchState, config: LLMConfig, previous: OracleFile | None) -> int:
-        status = api.retrieve(state.batch_id)
-        if status.pending:
-            print(f"{status.line()}: not finished, nothing collected; collect again later", file=sys.stderr)
+        statuses = self.statuses(api, state)
+        pending = [status for status in statuses if status.pending]
+        if len(statuses) == 1 and pending:
+            print(f"{statuses[0].line()}: not finished, nothing collected; collect again later", file=sys.stderr)
             return ExitCode.OK
-        if status.status == "failed":
+        if pending:
+            which = ", ".join(f"{status.batch_id} {status.status}" for status in pending)
+            print(f"{len(pending)} of {len(statuses)} batches not finished ({which}): nothing collected; collect "
+                  "again later", file=sys.stderr)
+            return ExitCode.OK
+        if all(status.status == "failed" for status in statuses):
             _remove(self.state_file, self.input_file)
-            raise BatchError(f"{status.line()}: nothing to collect, {self.state_file} removed; submit again, or "
-                             "run without --batch")
+            raise BatchError(f"{self.headline(statuses)}: nothing to collect, {self.state_file} removed; submit "
+                             "again, or run without --batch")
         bar = ProgressBar("collecting", enabled=not self.args.quiet)
         try:
-            done = collect(api, state, status, self.spec, previous, context_digests(self.spec.fields, self.spec),
+            done = collect(api, state, statuses, self.spec, previous, context_digests(self.spec.fields, self.spec),
                            config, bar.update)
         finally:
             bar.close()
@@ -121,10 +161,10 @@ class _Batch:
                 print(line, file=sys.stderr)
         if done.update.pending:
             return ExitCode.INTERRUPTED
-        if status.status in PARTIAL:
-            raise BatchError(f"batch {status.batch_id} {status.status} after {status.completed} of "
-                             f"{status.total} request(s): {done.fell_back} field(s) fell back to rules "
-                             f"({self.oracle_file} written, {self.state_file} removed)")
+        ended = ended_early(statuses)
+        if ended:
+            raise BatchError(f"{ended}: {done.fell_back} field(s) fell back to rules ({self.oracle_file} written, "
+                             f"{self.state_file} removed)")
         return ExitCode.OK
 
     def _summary(self, done: Collected, state: BatchState) -> list[str]:
@@ -136,6 +176,9 @@ class _Batch:
                          "be read")
         if state.held_back:
             lines.append(f"warning: {state.held_back} field(s) were left out of the batch by --max-calls")
+        if state.not_sent:
+            lines.append(f"warning: {state.not_sent} field(s) were not sent (their batch could not be created at "
+                         "submit)")
         return lines
 
 

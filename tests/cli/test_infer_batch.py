@@ -3,6 +3,7 @@ server's Batch API (the real `openai` client on 127.0.0.1)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -14,7 +15,9 @@ from typing import Any
 import pytest
 
 from satori_ci.cli import main
+from satori_ci.infer.llm import batch as batch_module
 from satori_ci.infer.llm.batch_state import BatchState, load_state
+from tests.servers.openai_batches import BatchScript
 from tests.servers.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "satori_ci" / "examples" / "bookshop"
@@ -96,10 +99,12 @@ def test_submit_status_collect(server: FakeOpenAIServer, capsys: pytest.CaptureF
     assert "submitted batch batch_fake1 (validating): 22 field(s) of api.yaml for gpt-4o" in err
     assert server.requests == [] and not ORACLES.exists()  # nothing asked synchronously, nothing written
     sent = state()
-    assert (sent.batch_id, sent.input_file_id, sent.model, sent.spec) == ("batch_fake1", "file-fake1", "gpt-4o",
-                                                                         "api.yaml")
+    assert len(sent.parts) == 1 and sent.not_sent == 0
+    assert (sent.parts[0].batch_id, sent.parts[0].input_file_id, sent.model, sent.spec) == (
+        "batch_fake1", "file-fake1", "gpt-4o", "api.yaml")
     uploaded = server.batches.files["file-fake1"]
     assert uploaded.purpose == "batch" and uploaded.data == INPUT.read_bytes()
+    assert uploaded.filename == "api.batch.jsonl"
     lines = [json.loads(line) for line in INPUT.read_text(encoding="utf-8").splitlines()]
     assert [line["custom_id"] for line in lines] == [r.custom_id for r in sent.requests]
     assert len({line["custom_id"] for line in lines}) == 22
@@ -150,8 +155,13 @@ def test_a_finished_batch_must_be_collected_before_another_submit(server: FakeOp
     assert list(server.batches.batches) == ["batch_fake1"]
 
 
+@pytest.mark.parametrize(("limit", "value", "parts"), [(None, 0, 1), ("MAX_BATCH_REQUESTS", 8, 3),
+                                                    ("MAX_BATCH_BYTES", 16 * 1024, None)])
 def test_collect_writes_the_file_a_synchronous_run_writes_at_half_the_price(
-        server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]) -> None:
+        server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        limit: str | None, value: int, parts: int | None) -> None:
+    if limit is not None:
+        monkeypatch.setattr(batch_module, limit, value)
     code, _, sync_err = infer(server, capsys, "--oracles", ".satori/sync.oracles.yaml")
     assert code == 0, sync_err
     sync_bodies = sorted(json.dumps(r.body, sort_keys=True) for r in server.requests)
@@ -159,13 +169,152 @@ def test_collect_writes_the_file_a_synchronous_run_writes_at_half_the_price(
     batch_bodies = sorted(json.dumps(json.loads(line)["body"], sort_keys=True)
                           for line in INPUT.read_text(encoding="utf-8").splitlines())
     assert batch_bodies == sync_bodies  # the same requests, the same bodies
+    sent = state()
+    assert len(sent.parts) == parts if parts else len(sent.parts) > 1
+    assert len(server.batches.batches) == len(sent.parts)
+    for part in sent.parts:
+        data = server.batches.files[part.input_file_id].data
+        assert len(data) <= (value if limit == "MAX_BATCH_BYTES" else 200 * 1024 * 1024)
+        assert hashlib.sha256(data).hexdigest() == part.input_sha256
     code, _, err = infer(server, capsys, "--batch", "collect")
     assert code == 0, err
     assert ORACLES.read_bytes() == Path(".satori/sync.oracles.yaml").read_bytes()
+    assert "llm (Batch API, half price): 22 request(s)" in err and "fell back" not in err
     sync_tokens, sync_cost = _cost(sync_err)
     batch_tokens, batch_cost = _cost(err)
     assert batch_tokens == sync_tokens and sync_cost > 0
     assert batch_cost == pytest.approx(sync_cost / 2, abs=1e-4)
+    assert not STATE.exists() and not INPUT.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Several batches
+
+
+def test_a_large_input_is_sent_as_several_batches_handled_together(
+        server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_module, "MAX_BATCH_REQUESTS", 8)
+    server.batches.scripts["batch_fake2"] = BatchScript(in_progress=3)  # status, submit, collect: in progress
+    code, _, err = infer(server, capsys, "--batch", "submit")
+    assert code == 0, err
+    assert ("submitted 3 batches (batch_fake1, batch_fake2, batch_fake3): 22 field(s) of api.yaml for gpt-4o; "
+            "state in .satori/api.batch.json.") in err
+    sent = state()
+    assert sent.batch_ids == ("batch_fake1", "batch_fake2", "batch_fake3")
+    assert [len(part.requests) for part in sent.parts] == [8, 8, 6]
+    assert [part.input_file_id for part in sent.parts] == ["file-fake1", "file-fake2", "file-fake3"]
+    files = [server.batches.files[part.input_file_id] for part in sent.parts]
+    assert [f.filename for f in files] == ["api.batch.1.jsonl", "api.batch.2.jsonl", "api.batch.3.jsonl"]
+    assert b"".join(f.data for f in files) == INPUT.read_bytes()  # the parts, in order
+    for part, stored in zip(sent.parts, files, strict=True):
+        assert [json.loads(line)["custom_id"] for line in stored.data.decode().splitlines()] == [
+            r.custom_id for r in part.requests]
+
+    code, out, err = infer(server, capsys, "--batch", "status")
+    assert (code, err) == (0, "")
+    assert out == ("batch batch_fake1: completed, 8 of 8 request(s) done, 0 failed\n"
+                   "batch batch_fake2: in_progress, 0 of 0 request(s) done, 0 failed\n"
+                   "batch batch_fake3: completed, 6 of 6 request(s) done, 0 failed\n"
+                   "3 batch(es): 2 completed, 1 in_progress; 14 of 14 request(s) done, 0 failed (submitted for "
+                   "api.yaml: 22 field(s) with gpt-4o)\n")
+    code, _, err = infer(server, capsys, "--batch", "submit")
+    assert code == 0 and err.startswith("3 batch(es): 2 completed, 1 in_progress;")
+    assert "already submitted for api.yaml, nothing submitted (see --batch status)" in err
+    assert len(server.batches.batches) == 3
+
+    before = (STATE.read_bytes(), INPUT.read_bytes())
+    code, _, err = infer(server, capsys, "--batch", "collect")
+    assert code == 0, err
+    assert err == ("1 of 3 batches not finished (batch_fake2 in_progress): nothing collected; collect again "
+                   "later\n")
+    assert (STATE.read_bytes(), INPUT.read_bytes()) == before and not ORACLES.exists()
+
+    code, _, err = infer(server, capsys, "--batch", "collect")
+    assert code == 0, err
+    assert "22 field(s): 0 reused, 0 moved, 22 inferred (llm)" in err and "fell back" not in err
+    assert not STATE.exists() and not INPUT.exists() and ORACLES.exists()
+    assert server.requests == []
+
+
+def test_a_part_that_did_not_complete_falls_back_and_the_others_are_used(
+        server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_module, "MAX_BATCH_REQUESTS", 8)
+    server.batches.scripts["batch_fake2"] = BatchScript(outcome="expired", answered=1)
+    server.batches.scripts["batch_fake3"] = BatchScript(outcome="failed")
+    assert main(["infer", "api.yaml", "--oracles", "rules.yaml", "--quiet"]) == 0
+    assert infer(server, capsys, "--oracles", "sync.yaml")[0] == 0
+    assert infer(server, capsys, "--batch", "submit")[0] == 0
+    sent = state()
+    code, _, err = infer(server, capsys, "--batch", "collect")
+    assert code == 3
+    assert "13 field(s) fell back to rules: 7 batch_expired, 6 batch failed" in err
+    assert err.splitlines()[-1] == ("satori-ci: error: batch batch_fake2 expired after 1 of 8 request(s), batch "
+                                    "batch_fake3 failed: 13 field(s) fell back to rules (.satori/api.oracles.yaml "
+                                    "written, .satori/api.batch.json removed)")
+    assert not STATE.exists() and not INPUT.exists()
+    batch, rules, sync = _entries(ORACLES), _entries(Path("rules.yaml")), _entries(Path("sync.yaml"))
+    answered = {(r.operation, r.field) for r in sent.parts[0].requests + sent.parts[1].requests[:1]}
+    for request in sent.requests:
+        key = f'"{request.operation}": "{request.field}":'
+        assert batch[key] == (sync[key] if (request.operation, request.field) in answered else rules[key]), key
+
+
+def test_when_every_part_failed_nothing_is_collected(server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_module, "MAX_BATCH_REQUESTS", 12)
+    server.batch.outcome = "failed"
+    assert infer(server, capsys, "--batch", "submit")[0] == 0
+    code, out, err = infer(server, capsys, "--batch", "collect")
+    assert (code, out) == (3, "")
+    assert err == ("satori-ci: error: 2 batch(es): 2 failed; 0 of 0 request(s) done, 0 failed: nothing to collect, "
+                   ".satori/api.batch.json removed; submit again, or run without --batch\n")
+    assert not STATE.exists() and not INPUT.exists() and not ORACLES.exists()
+
+
+def test_a_part_that_cannot_be_created_keeps_the_parts_before_it(
+        server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_module, "MAX_BATCH_REQUESTS", 8)
+    server.batches.refused.add(2)
+    code, out, err = infer(server, capsys, "--batch", "submit")
+    assert (code, out) == (3, "")
+    lines = err.splitlines()
+    assert lines[0].startswith("submitted batch batch_fake1 (validating): 8 field(s) of api.yaml for gpt-4o;")
+    assert lines[1] == ("warning: 14 field(s) not sent: batch 2 of 3 could not be created; the rules answer them at "
+                        "collect")
+    assert re.fullmatch(r"satori-ci: error: could not create the batch at http://127\.0\.0\.1:\d+/v1/ \(HTTP 500: "
+                        r"The server had an error while creating the batch\)", lines[2]), lines[2]
+    assert len(lines) == 3
+    sent = state()
+    assert sent.batch_ids == ("batch_fake1",) and sent.not_sent == 14 and len(sent.requests) == 8
+    assert list(server.batches.batches) == ["batch_fake1"]  # the third part was not tried
+    assert INPUT.read_bytes() == server.batches.files["file-fake1"].data
+
+    code, _, err = infer(server, capsys, "--batch", "submit")  # nothing created twice
+    assert code == 0 and "already submitted" in err and list(server.batches.batches) == ["batch_fake1"]
+    code, out, err = infer(server, capsys, "--batch", "status")
+    assert out.endswith("(submitted for api.yaml: 8 field(s) with gpt-4o, 14 not sent)\n")
+    code, _, err = infer(server, capsys, "--batch", "collect")
+    assert code == 0, err
+    assert "14 field(s) fell back to rules: 14 not in the batch" in err
+    assert "warning: 14 field(s) were not sent (their batch could not be created at submit)" in err
+    assert "llm (Batch API, half price): 8 request(s)" in err
+    assert not STATE.exists() and not INPUT.exists() and ORACLES.exists()
+
+
+def test_a_state_of_the_previous_release_is_collected(server: FakeOpenAIServer,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert infer(server, capsys, "--oracles", "sync.yaml")[0] == 0
+    assert infer(server, capsys, "--batch", "submit")[0] == 0
+    sent = state()
+    part = sent.parts[0]
+    STATE.write_text(json.dumps({
+        "version": 1, "spec": sent.spec, "model": sent.model, "batch_id": part.batch_id,
+        "input_file_id": part.input_file_id, "input_sha256": part.input_sha256, "held_back": 0,
+        "requests": [{"custom_id": r.custom_id, "fingerprint": r.fingerprint, "operation": r.operation,
+                      "field": r.field, "request": r.digest} for r in part.requests]}), encoding="utf-8")
+    code, _, err = infer(server, capsys, "--batch", "collect")
+    assert code == 0, err
+    assert ORACLES.read_bytes() == Path("sync.yaml").read_bytes()
 
 
 def test_reused_oracles_are_not_submitted(server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,6 @@
 """The Batch API of `FakeOpenAIServer`: files (multipart upload, retrieve, content) and batches (create,
-retrieve), scripted by `server.batch` (a `BatchScript`).
+retrieve), scripted by `server.batch` (a `BatchScript`), or for one batch by `server.batches.scripts[batch_id]`;
+`server.batches.refused` lists the creations (1 for the first `POST /batches`...) answered HTTP 500.
 
 A batch is `validating` when created, `in_progress` for `script.in_progress` retrievals, then finishes at the
 next one: each input line is answered like a chat completion request (the server's table or responder; a
@@ -11,6 +12,10 @@ endpoint, one model): a bad file makes the batch `failed`.
     server.batch.errors["total"] = ("request_timeout", "...")    # an error line (response null)
     server.batch.dropped.add("books[].isbn")                     # in neither file
     server.batch.outcome = "expired"; server.batch.answered = 3  # 3 lines answered, the rest batch_expired
+    server.batches.scripts["batch_fake2"] = BatchScript(in_progress=5)  # only the second batch is slow
+    server.batches.refused.add(2)                                # the second creation fails, the others not
+
+Ids are unique per server, in order of creation (a refused creation creates nothing).
 """
 
 from __future__ import annotations
@@ -117,7 +122,15 @@ class FakeBatches:
         self.batches: dict[str, FakeBatch] = {}
         self.requests: list[RecordedRequest] = []
         """Every input line answered, as a chat request."""
+        self.scripts: dict[str, BatchScript] = {}
+        """Batch id -> its own script, in place of `server.batch`."""
+        self.refused: set[int] = set()
+        """Creations (counted from 1) answered HTTP 500."""
+        self.creations = 0
         self._lock = threading.Lock()
+
+    def script(self, batch: FakeBatch) -> BatchScript:
+        return self.scripts.get(batch.id, self.server.batch)
 
     def _store(self, filename: str, purpose: str, data: bytes) -> StoredFile:
         stored = StoredFile(f"file-fake{len(self.files) + 1}", filename, purpose, data)
@@ -138,6 +151,10 @@ class FakeBatches:
                 purpose = form.get("purpose", (None, b""))[1].decode()
                 return _json(self._store(filename or "upload.jsonl", purpose, data).json())
             if parts == ["batches"] and method == "POST":
+                self.creations += 1
+                if self.creations in self.refused:
+                    return _json({"error": {"message": "The server had an error while creating the batch",
+                                            "type": "server_error", "param": None, "code": None}}, 500)
                 body = json.loads(raw or b"{}")
                 if body.get("input_file_id") not in self.files:
                     return _not_found("file")
@@ -166,7 +183,7 @@ class FakeBatches:
         if batch.status not in ("validating", "in_progress"):
             return
         batch.retrievals += 1
-        if batch.retrievals <= self.server.batch.in_progress:
+        if batch.retrievals <= self.script(batch).in_progress:
             batch.status = "in_progress"
             return
         lines = self._validate(batch)
@@ -178,7 +195,7 @@ class FakeBatches:
         batch.errors = [{"code": "invalid_request", "message": message, "param": None, "line": line}]
 
     def _validate(self, batch: FakeBatch) -> list[dict[str, Any]] | None:
-        script = self.server.batch
+        script = self.script(batch)
         if script.outcome == "failed":
             self._fail(batch, script.failure)
             return None
@@ -204,7 +221,7 @@ class FakeBatches:
     def _finish(self, batch: FakeBatch, lines: list[dict[str, Any]]) -> None:
         from tests.servers.openai_server import RecordedRequest, error_body
 
-        script = self.server.batch
+        script = self.script(batch)
         outputs: list[dict[str, Any]] = []
         errors: list[dict[str, Any]] = []
         for number, line in enumerate(lines):

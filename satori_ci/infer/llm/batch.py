@@ -1,9 +1,10 @@
-"""The Batch API, pure: the input file (one chat request per field to infer), the batch's status, its output and
+"""The Batch API, pure: the input (one chat request per field to infer, split into parts of at most
+`MAX_BATCH_REQUESTS` lines and `MAX_BATCH_BYTES` bytes: one batch each), the batches' status, their output and
 error files read back, and the replay of their answers to the LLM backend. The state file is `batch_state`.
 
 A request's `custom_id` is its field's fingerprint (`#2`, `#3`... after a fingerprint already sent: the Batch API
-wants them unique); its answer is matched back by a digest of the request body, so an answer is only ever used
-for the very request that was sent.
+wants them unique; they are unique across the parts too); its answer is matched back by a digest of the request
+body, so an answer is only ever used for the very request that was sent.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ PENDING = frozenset({"validating", "in_progress", "finalizing", "cancelling"})
 PARTIAL = frozenset({"expired", "cancelled"})
 """Finished early: the output file holds the requests completed before."""
 NOT_SENT = "not in the batch"
+BATCH_FAILED = "batch failed"
+MAX_BATCH_REQUESTS = 50_000
+"""Requests per input file the Batch API accepts."""
+MAX_BATCH_BYTES = 190 * 1024 * 1024
+"""Bytes per input file: a margin under the Batch API's 200 MB."""
 
 
 class BatchErrorKind(Enum):
@@ -60,13 +66,29 @@ class BatchRequest:
 
 
 @dataclass(frozen=True)
-class BatchInput:
-    """The input file's text and its requests, in the order of the fields."""
+class InputPart:
+    """One input file (one batch): its text and its requests, in the order of the fields."""
 
     jsonl: str
     requests: tuple[BatchRequest, ...]
+
+
+@dataclass(frozen=True)
+class BatchInput:
+    """The input, in parts of consecutive requests in the order of the fields."""
+
+    parts: tuple[InputPart, ...]
     held_back: int = 0
     """Fields left out by the call budget (`max_calls`): the rules answer them at collect."""
+
+    @property
+    def jsonl(self) -> str:
+        """Every part's lines, in order."""
+        return "".join(part.jsonl for part in self.parts)
+
+    @property
+    def requests(self) -> tuple[BatchRequest, ...]:
+        return tuple(request for part in self.parts for request in part.requests)
 
 
 @dataclass(frozen=True)
@@ -91,6 +113,25 @@ class BatchStatus:
         counts = f"{self.completed} of {self.total} request(s) done, {self.failed} failed"
         why = f" ({'; '.join(self.errors)})" if self.errors else ""
         return f"batch {self.batch_id}: {self.status}, {counts}{why}"
+
+
+def total_line(statuses: Sequence[BatchStatus]) -> str:
+    """`3 batch(es): 2 completed, 1 in_progress; 7 of 9 request(s) done, 0 failed` (statuses in order of first
+    appearance)."""
+    counts = Counter(status.status for status in statuses)
+    states = ", ".join(f"{n} {status}" for status, n in counts.items())
+    done = sum(s.completed for s in statuses)
+    total = sum(s.total for s in statuses)
+    failed = sum(s.failed for s in statuses)
+    return f"{len(statuses)} batch(es): {states}; {done} of {total} request(s) done, {failed} failed"
+
+
+def ended_early(statuses: Sequence[BatchStatus]) -> str:
+    """The batches that did not complete, in order: `batch b2 expired after 1 of 3 request(s), batch b3 failed`
+    (empty when all completed)."""
+    return ", ".join(f"batch {s.batch_id} failed" if s.status == "failed" else
+                     f"batch {s.batch_id} {s.status} after {s.completed} of {s.total} request(s)"
+                     for s in statuses if s.status != "completed")
 
 
 class BatchApi(Protocol):
@@ -141,9 +182,42 @@ def custom_ids(fingerprints: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def build_input(fields: Sequence[ResponseField], config: LLMConfig) -> BatchInput:
+class LineTooLarge(ValueError):
+    """A line larger than a whole part may be."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"line {index + 1} is larger than a part")
+        self.index = index
+
+
+def split_lines(sizes: Sequence[int], *, max_requests: int, max_bytes: int) -> tuple[int, ...]:
+    """How many consecutive lines of `sizes` (bytes each) go into each part: as many as fit, in order, each part
+    at most `max_requests` lines and `max_bytes` bytes; `LineTooLarge` for a line larger than `max_bytes`."""
+    if max_requests < 1 or max_bytes < 1:
+        raise ValueError("the limits must be positive")
+    counts: list[int] = []
+    lines = size = 0
+    for number, line_size in enumerate(sizes):
+        if line_size > max_bytes:
+            raise LineTooLarge(number)
+        if lines and (lines == max_requests or size + line_size > max_bytes):
+            counts.append(lines)
+            lines = size = 0
+        lines += 1
+        size += line_size
+    if lines:
+        counts.append(lines)
+    return tuple(counts)
+
+
+def build_input(fields: Sequence[ResponseField], config: LLMConfig, *, max_requests: int | None = None,
+                max_bytes: int | None = None) -> BatchInput:
     """One line per field the synchronous backend would ask about (fields of no oracle type are never asked),
-    at most `config.max_calls` of them; byte-identical for the same fields and config."""
+    at most `config.max_calls` of them, in parts of at most `max_requests` lines and `max_bytes` bytes (None:
+    `MAX_BATCH_REQUESTS`, `MAX_BATCH_BYTES`); byte-identical for the same fields, config and limits.
+    `BatchError` (input) when one request alone is larger than `max_bytes`."""
+    max_requests = MAX_BATCH_REQUESTS if max_requests is None else max_requests
+    max_bytes = MAX_BATCH_BYTES if max_bytes is None else max_bytes
     asked: list[tuple[ResponseField, dict[str, Any]]] = []
     for field in fields:
         prompt = build_prompt(field, ask_reasons=config.ask_reasons)
@@ -161,7 +235,20 @@ def build_input(fields: Sequence[ResponseField], config: LLMConfig) -> BatchInpu
         lines.append(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
         requests.append(BatchRequest(custom_id, field.fingerprint, str(field.operation), field.field,
                                      request_digest(body)))
-    return BatchInput("".join(lines), tuple(requests), held_back)
+    sizes = [len(line.encode("utf-8")) for line in lines]
+    try:
+        counts = split_lines(sizes, max_requests=max_requests, max_bytes=max_bytes)
+    except LineTooLarge as exc:
+        big = requests[exc.index]
+        raise BatchError(f"the request for {big.operation} {big.field} is {sizes[exc.index]:,} bytes, more than "
+                         f"the {max_bytes:,} bytes a batch input file may hold: infer without --batch",
+                         BatchErrorKind.INPUT) from None
+    parts = []
+    start = 0
+    for count in counts:
+        parts.append(InputPart("".join(lines[start:start + count]), tuple(requests[start:start + count])))
+        start += count
+    return BatchInput(tuple(parts), held_back)
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,6 +350,7 @@ class ReplayClient:
     `failed` lists the label of each failure it answered with."""
 
     def __init__(self, answers: Mapping[str, Completion | Failure], config: LLMConfig, batch_id: str) -> None:
+        """`batch_id`: the batch (or batches, comma-separated) the answers come from, for messages."""
         self._answers = answers
         self._config = config
         self._batch_id = batch_id

@@ -9,18 +9,25 @@ import pytest
 
 from satori_ci.infer.llm import LLMBackend, LLMConfig, build_prompt
 from satori_ci.infer.llm.batch import (
+    MAX_BATCH_BYTES,
+    MAX_BATCH_REQUESTS,
     NOT_SENT,
+    BatchError,
+    BatchErrorKind,
     BatchStatus,
     Failure,
     ReplayClient,
     ResultLine,
     build_input,
     custom_ids,
+    ended_early,
     fallback_summary,
     outcome,
     parse_results,
     request_body,
     request_digest,
+    split_lines,
+    total_line,
 )
 from satori_ci.infer.llm.errors import CallError, Completion
 from satori_ci.oracles.kinds import OracleKind as K
@@ -61,6 +68,47 @@ def test_the_call_budget_holds_fields_back(make_field: FieldFactory) -> None:
     fields = [make_field(f"f{i}", "integer") for i in range(5)]
     built = build_input(fields, LLMConfig(model="m", max_calls=2))
     assert [r.field for r in built.requests] == ["f0", "f1"] and built.held_back == 3
+
+
+def test_lines_are_split_in_order_at_the_count_and_the_byte_limits() -> None:
+    assert split_lines([], max_requests=3, max_bytes=100) == ()
+    assert split_lines([10] * 7, max_requests=3, max_bytes=100) == (3, 3, 1)
+    assert split_lines([40, 40, 40, 10, 50, 60], max_requests=10, max_bytes=100) == (2, 3, 1)
+    assert split_lines([100, 1, 100], max_requests=10, max_bytes=100) == (1, 1, 1)  # exactly at the limit fits
+    assert split_lines([30] * 5, max_requests=2, max_bytes=70) == (2, 2, 1)
+    with pytest.raises(ValueError, match="line 2 is larger than a part"):
+        split_lines([10, 101, 10], max_requests=3, max_bytes=100)
+    assert (MAX_BATCH_REQUESTS, MAX_BATCH_BYTES) == (50_000, 190 * 1024 * 1024)
+
+
+def test_the_input_is_split_into_parts_of_consecutive_requests(make_field: FieldFactory) -> None:
+    fields = [make_field(f"f{i}", "integer") for i in range(7)]
+    whole = build_input(fields, CONFIG)
+    assert len(whole.parts) == 1 and whole.parts[0].jsonl == whole.jsonl
+    by_count = build_input(fields, CONFIG, max_requests=3)
+    assert [[r.field for r in part.requests] for part in by_count.parts] == [
+        ["f0", "f1", "f2"], ["f3", "f4", "f5"], ["f6"]]
+    assert by_count.jsonl == whole.jsonl and by_count.requests == whole.requests  # the same lines, in order
+    for part in by_count.parts:
+        assert [line["custom_id"] for line in _lines(part.jsonl)] == [r.custom_id for r in part.requests]
+    assert build_input(fields, CONFIG, max_requests=3) == by_count  # deterministic
+    sizes = [len(line.encode()) + 1 for line in whole.jsonl.splitlines()]
+    by_bytes = build_input(fields, CONFIG, max_bytes=sum(sizes[:2]) + 10)
+    assert [len(part.requests) for part in by_bytes.parts] == [2, 2, 2, 1]
+    assert all(len(part.jsonl.encode()) <= sum(sizes[:2]) + 10 for part in by_bytes.parts)
+    assert by_bytes.jsonl == whole.jsonl
+    capped = build_input(fields, LLMConfig(model="gpt-4o-mini", max_calls=5), max_requests=2)
+    assert [len(part.requests) for part in capped.parts] == [2, 2, 1] and capped.held_back == 2
+
+
+def test_a_request_larger_than_a_whole_input_file_is_an_input_error(make_field: FieldFactory) -> None:
+    fields = [make_field("total", "integer"), make_field("count", "integer", description="x" * 5000)]
+    with pytest.raises(BatchError) as raised:
+        build_input(fields, CONFIG, max_bytes=4000)
+    assert raised.value.kind is BatchErrorKind.INPUT
+    message = raised.value.message
+    assert message.startswith("the request for GET /businesses/search 200 count is ") and "\n" not in message
+    assert message.endswith("bytes, more than the 4,000 bytes a batch input file may hold: infer without --batch")
 
 
 def test_the_bodies_are_those_the_synchronous_backend_sends(fake_openai: FakeOpenAIServer,
@@ -113,6 +161,14 @@ def test_a_status_is_pending_until_it_ends() -> None:
         assert BatchStatus("b", status).pending is pending, status
     line = BatchStatus("batch_1", "failed", 3, 0, 0, errors=("invalid_request: bad (line 2)",)).line()
     assert line == "batch batch_1: failed, 0 of 3 request(s) done, 0 failed (invalid_request: bad (line 2))"
+
+
+def test_several_batches_are_summed_up_in_one_line() -> None:
+    statuses = [BatchStatus("b1", "completed", 3, 3, 0), BatchStatus("b2", "expired", 3, 1, 2),
+                BatchStatus("b3", "completed", 2, 1, 1), BatchStatus("b4", "failed")]
+    assert total_line(statuses) == "4 batch(es): 2 completed, 1 expired, 1 failed; 5 of 8 request(s) done, 3 failed"
+    assert ended_early(statuses) == "batch b2 expired after 1 of 3 request(s), batch b4 failed"
+    assert ended_early(statuses[:1]) == ""
 
 
 def test_the_replay_answers_each_prompt_from_its_request(make_field: FieldFactory, fallback: StubFallback) -> None:
