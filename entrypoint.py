@@ -27,7 +27,6 @@ comment saying the check could not run (on a pull request with a token) and an `
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import sys
@@ -36,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from satori_ci.cli.check_commands import read_shard_reports
+from satori_ci.cli.check_commands import read_shard_reports, report_files
 from satori_ci.cli.errors import classify
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.request_options import load_team
@@ -377,23 +376,9 @@ def _shard_main(ctx: ActionContext, shard: Shard) -> int:
         return int(code)
 
 
-def merge_files(patterns: tuple[str, ...]) -> list[Path]:
-    """The partial reports the `merge` input names (in the workspace): folders (their `*.json`), files, globs."""
-    found: dict[str, None] = {}
-    for pattern in patterns:
-        matches = sorted(glob.glob(pattern, recursive=True)) or ([pattern] if os.path.exists(pattern) else [])
-        for match in matches:
-            path = Path(match)
-            if path.is_dir():
-                found.update((p.as_posix(), None) for p in sorted(path.rglob("*.json")) if p.is_file())
-            elif path.is_file():
-                found[path.as_posix()] = None
-    return [Path(p) for p in found]
-
-
 def run_merge(ctx: ActionContext, progress: Progress) -> int:
     """Merge the shards' partial reports and report as an unsharded run would (no request is sent)."""
-    files = merge_files(ctx.inputs.merge)
+    files = report_files(ctx.inputs.merge, action=True)
     if not files:
         raise ShardReportError(ExitCode.INFRASTRUCTURE, f"no shard report (*.json) in {', '.join(ctx.inputs.merge)}: "
                                "did every shard job upload its report, and this job download them?")

@@ -4,11 +4,13 @@ then `satori-ci merge REPORT...`) and `satori-ci demo`."""
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,10 +94,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _write_shard_report(path: Path, report: ShardReport) -> None:
     """The partial report, redacted, all or nothing (a path the user chose: anywhere)."""
-    text = shard_report_text(report, current().redact_data)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomically(path, shard_report_text(report, current().redact_data), outside_ok=True)
 
 
 def _check(args: argparse.Namespace, shard: Shard | None) -> int:
@@ -179,18 +178,22 @@ def emit(report: CheckReport, as_json: bool, notes: list[str]) -> None:
         print(f"note: {note}", file=sys.stderr)
 
 
-def report_files(paths: list[str]) -> list[Path]:
-    """The partial reports named: files, and the `*.json` files under a folder (sorted)."""
-    out: list[Path] = []
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
-        elif path.is_file():
-            out.append(path)
-        else:
-            raise UsageError(f"{given}: no such file or folder")
-    return out
+def report_files(patterns: Sequence[str], *, action: bool = False) -> list[Path]:
+    """The partial reports named by files, folders (their `*.json`, sorted) or globs, in order. On the command
+    line an entry that names nothing is a usage error, and a file named twice stays twice (the merge says so);
+    the action's `merge` input may name folders that overlap and globs that match nothing."""
+    found: list[str] = []
+    for pattern in patterns:
+        matches = sorted(glob.glob(pattern, recursive=True)) or ([pattern] if os.path.exists(pattern) else [])
+        if not matches and not action:
+            raise UsageError(f"{pattern}: no such file or folder")
+        for match in matches:
+            path = Path(match)
+            if path.is_dir():
+                found.extend(p.as_posix() for p in sorted(path.rglob("*.json")) if p.is_file())
+            elif path.is_file():
+                found.append(path.as_posix())
+    return [Path(p) for p in (dict.fromkeys(found) if action else found)]
 
 
 def read_shard_reports(paths: list[Path]) -> list[tuple[str, ReadReport]]:
