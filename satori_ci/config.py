@@ -49,7 +49,7 @@ from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import DEFAULT_CHAIN, PlanSettings
 from satori_ci.report.model import FailOn
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.source import git_toplevel, open_source
+from satori_ci.spec.source import git_toplevel, leaves_repository, open_source
 from satori_ci.spec.yaml_loader import KeyLines, load_yaml
 
 DEFAULT_CONFIG = ".satori.yml"
@@ -256,6 +256,15 @@ class _Reader:
             raise self.error(container, key, f"'{where}' must be a non-empty string")
         return value
 
+    def repo_path(self, container: dict[str, Any], key: str, where: str) -> str | None:
+        """A path inside the repository, relative to its root: an absolute path, or one whose `..` climbs out,
+        is refused (a pull request's config must not make the check read or write files outside it)."""
+        value = self.text(container, key, where)
+        if value is not None and leaves_repository(value):
+            raise self.error(container, key, f"'{where}' must be a path inside the repository, relative to its "
+                             f"root; {value!r} is outside the repository")
+        return value
+
     def texts(self, container: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
         value = container.get(key)
         if value is None:
@@ -315,8 +324,8 @@ class _Reader:
             chain=self.count(section, "chain", "requests.chain"),
             min_exercised=self.count(section, "min_exercised", "requests.min_exercised"),
             server_errors=self.choice(section, "server_errors", ("fail", "report")),
-            collection=self.text(section, "collection", "requests.collection"),
-            environment=self.text(section, "environment", "requests.environment"))
+            collection=self.repo_path(section, "collection", "requests.collection"),
+            environment=self.repo_path(section, "environment", "requests.environment"))
 
     def observe(self, raw: dict[str, Any]) -> ObserveSettings:
         if raw.get("observe") is False:
@@ -343,7 +352,7 @@ class _Reader:
             if unknown not in _SPEC:
                 raise self.error(raw, unknown, f"unknown key 'specs[].{unknown}' (expected one of "
                                  f"{', '.join(sorted(_SPEC))})")
-        path = self.text(raw, "path", "specs[].path")
+        path = self.repo_path(raw, "path", "specs[].path")
         if path is None:
             raise self.error(parent, "specs", "each entry of 'specs' needs a 'path'")
         staging = self.mapping(raw, "staging", _STAGING, "specs[].staging")
@@ -402,7 +411,7 @@ def parse_config(text: str, name: str) -> ProjectConfig:
         backend=reader.choice(raw, "backend", BACKENDS),
         model=reader.text(raw, "model", "model"),
         fail_on=FailOn(fail_on) if fail_on else None,
-        oracles_dir=reader.text(raw, "oracles_dir", "oracles_dir"),
+        oracles_dir=reader.repo_path(raw, "oracles_dir", "oracles_dir"),
         source=name,
     )
 

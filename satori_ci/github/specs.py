@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+
+from satori_ci.github.errors import ActionConfigError
+from satori_ci.spec.source import is_within, leaves_repository
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 _SNIFF_BYTES = 4096
@@ -36,19 +40,36 @@ def changed_files(workspace: Path, base: str, head: str) -> list[str] | None:
         workspace, "diff", "--name-only", "--no-renames", base, head)
 
 
+def inside(workspace: Path, rel: str, named_by: str) -> str:
+    """`rel` when it names a file inside the repository, symlinks resolved; an ActionConfigError (one line)
+    when it is absolute, climbs out with `..`, or a symlink (its own or a folder's) leads outside."""
+    if leaves_repository(rel):
+        raise ActionConfigError(f"{named_by} names {rel!r}, which is outside the repository: only specs inside "
+                                "it are checked")
+    root = os.path.realpath(workspace)
+    if not is_within(os.path.realpath(os.path.join(root, rel)), root):
+        raise ActionConfigError(f"{named_by} names {rel!r}, a symlink that leads outside the repository: only "
+                                "specs inside it are checked")
+    return rel
+
+
 def expand_globs(workspace: Path, patterns: Iterable[str]) -> list[str]:
     found: list[str] = []
     for pattern in patterns:
+        if leaves_repository(pattern):
+            raise ActionConfigError(f"input 'specs' has {pattern!r}, which is outside the repository: give globs "
+                                    "relative to its root")
         for match in sorted(workspace.glob(pattern)):
             rel = match.relative_to(workspace).as_posix()
-            if match.is_file() and rel not in found:
+            if rel not in found and inside(workspace, rel, "input 'specs'") and match.is_file():
                 found.append(rel)
     return found
 
 
 def all_specs(workspace: Path) -> list[str]:
     tracked = _git_lines(workspace, "ls-files") or []
-    return [p for p in tracked if looks_like_openapi(workspace / p)]
+    return [p for p in tracked if p.lower().endswith(SPEC_SUFFIXES) and inside(workspace, p, "the repository")
+            and looks_like_openapi(workspace / p)]
 
 
 def select_specs(workspace: Path, globs: tuple[str, ...], configured: tuple[str, ...], base: str | None,
@@ -57,7 +78,8 @@ def select_specs(workspace: Path, globs: tuple[str, ...], configured: tuple[str,
     if globs:
         return expand_globs(workspace, globs)
     if configured:
-        return [p for p in configured if (workspace / p).is_file()]
+        return [p for p in configured if inside(workspace, p, "the config's specs[].path")
+                and (workspace / p).is_file()]
     if base and head:
         changed = changed_files(workspace, base, head)
         if changed is not None:
@@ -67,7 +89,8 @@ def select_specs(workspace: Path, globs: tuple[str, ...], configured: tuple[str,
 
 def affected_specs(workspace: Path, changed: list[str]) -> list[str]:
     """Changed specs, plus specs next to (or above) a changed YAML/JSON file they may `$ref`."""
-    specs = [p for p in changed if looks_like_openapi(workspace / p)]
+    specs = [p for p in changed if p.lower().endswith(SPEC_SUFFIXES) and inside(workspace, p, "the change")
+             and looks_like_openapi(workspace / p)]
     others = [p for p in changed if p not in specs and p.lower().endswith(SPEC_SUFFIXES)]
     if others:
         for spec in all_specs(workspace):

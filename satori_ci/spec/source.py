@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,6 +102,15 @@ def git_toplevel(directory: str) -> str | None:
     """The work tree root of the git repository `directory` is in (symlinks resolved), or None."""
     out = _git(directory, "rev-parse", "--show-toplevel")
     return out.decode().strip() if out else None
+
+
+def leaves_repository(path: str) -> bool:
+    """Whether a repository-relative path names a place outside the repository, read as text: absolute
+    (`/x`, `C:/x`, `~/x`) or climbing out with `..`. Symlinks are checked where files are opened."""
+    text = path.replace("\\", "/")
+    if text.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", text):
+        return True
+    return posixpath.normpath(text).split("/", 1)[0] == ".."
 
 
 def is_within(path: str, root: str) -> bool:

@@ -198,7 +198,7 @@ def test_an_oracle_file_linked_outside_is_neither_read_nor_replaced(repo: Path, 
 def test_check_refuses_an_oracles_dir_outside_the_repository(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (repo / ".satori.yml").write_text("oracles_dir: ../..\n")
     assert main(["check", "--base", "HEAD:api/openapi.yaml", "--head", "api/openapi.yaml", "--quiet"]) == 2
-    _one_line_error(capsys, "../../api.openapi.oracles.yaml: outside the repository")
+    _one_line_error(capsys, ".satori.yml:1: 'oracles_dir' must be a path inside the repository")
     assert not (repo.parent.parent / "api.openapi.oracles.yaml").exists()
 
 
@@ -208,6 +208,17 @@ def test_check_refuses_an_absolute_oracles_dir_outside(repo: Path, tmp_path: Pat
     assert main(["check", "--head", "api/openapi.yaml", "--quiet"]) == 2
     _one_line_error(capsys, "outside the repository")
     assert not (tmp_path / "abs").exists()
+
+
+@pytest.mark.parametrize("key", ["path", "requests.collection", "requests.environment"])
+@pytest.mark.parametrize("where", ["/etc/passwd", "../../elsewhere.yaml", "api/../../x.json"])
+def test_a_config_path_outside_the_repository_is_refused_before_anything_is_read(
+        repo: Path, key: str, where: str, capsys: pytest.CaptureFixture[str]) -> None:
+    value = f"    requests:\n      {key.split('.')[1]}: {where}\n" if "." in key else ""
+    path = where if key == "path" else "api/openapi.yaml"
+    (repo / ".satori.yml").write_text(f"specs:\n  - path: {path}\n{value}")
+    assert main(["check", "--head", "api/openapi.yaml", "--quiet"]) == 2
+    _one_line_error(capsys, f"'{'specs[].path' if key == 'path' else key}' must be a path inside the repository")
 
 
 @pytest.mark.parametrize("command", ["infer", "check"])

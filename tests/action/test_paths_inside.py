@@ -1,0 +1,90 @@
+"""A pull request cannot make the action read (and publish) a file outside the repository."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from satori_ci.demo import example_specs
+from satori_ci.demo_staging import StagingServer
+from tests.action.conftest import PR, git, make_pull_request
+from tests.servers.github_server import FakeGitHub
+
+OUTSIDE_MARKER = "outside-the-repository-7f3a"
+
+
+def _outside_spec(folder: Path) -> Path:
+    """An OpenAPI file outside the repository (say, another checkout on the runner) holding a marker."""
+    v1, _ = example_specs()
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = folder / "openapi.yaml"
+    spec.write_text(Path(v1).read_text(encoding="utf-8").replace("hardcover", OUTSIDE_MARKER))
+    return spec
+
+
+def _published(run_stdout: str, run_stderr: str, summary: str, comments: list[str], report: Path) -> str:
+    return "\n".join([run_stdout, run_stderr, summary, *comments,
+                      report.read_text(encoding="utf-8") if report.exists() else ""])
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlinked-folder"])
+def test_a_pull_requests_config_cannot_name_a_spec_outside_the_repository(
+        tmp_path: Path, staging: StagingServer, how: str) -> None:
+    outside = _outside_spec(tmp_path / "elsewhere")
+    if how == "absolute":
+        path = outside.as_posix()
+    elif how == "dotdot":
+        path = "../elsewhere/openapi.yaml"
+    else:
+        path = "linked/openapi.yaml"
+    head_files = {".satori.yml": f"specs:\n  - path: {path}\n"}
+    with FakeGitHub(login=None) as github:
+        pr = make_pull_request(tmp_path, github, {}, head_files)
+        if how == "symlinked-folder":
+            os.symlink(outside.parent, pr.repo / "linked")
+        run = pr.run(inputs={"runner": "native", "staging-url": staging.base_url})
+        comments = [c.body for c in github.comments_on(PR)]
+    shown = _published(run.stdout, run.stderr, run.summary, comments, tmp_path / "satori-ci-report.json")
+    assert OUTSIDE_MARKER not in shown
+    assert run.code == 2, run.stdout + run.stderr
+    errors = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1 and "outside the repository" in errors[0], run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+    assert staging.received == []
+
+
+@pytest.mark.parametrize("pattern", ["../elsewhere/*.yaml", "/tmp/*.yaml", "linked/*.yaml"])
+def test_the_specs_input_cannot_reach_outside_the_repository(
+        tmp_path: Path, staging: StagingServer, pattern: str) -> None:
+    outside = _outside_spec(tmp_path / "elsewhere")
+    pattern = pattern.replace("/tmp", str(outside.parent))
+    with FakeGitHub(login=None) as github:
+        pr = make_pull_request(tmp_path, github)
+        os.symlink(outside.parent, pr.repo / "linked")
+        run = pr.run(inputs={"runner": "native", "staging-url": staging.base_url, "specs": pattern})
+        comments = [c.body for c in github.comments_on(PR)]
+    assert OUTSIDE_MARKER not in _published(run.stdout, run.stderr, run.summary, comments,
+                                            tmp_path / "satori-ci-report.json")
+    assert run.code == 2, run.stdout + run.stderr
+    assert "outside the repository" in run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+    assert staging.received == []
+
+
+def test_a_changed_spec_that_is_a_symlink_out_of_the_repository_is_refused(
+        tmp_path: Path, staging: StagingServer) -> None:
+    outside = _outside_spec(tmp_path / "elsewhere")
+    with FakeGitHub(login=None) as github:
+        pr = make_pull_request(tmp_path, github)
+        os.symlink(outside, pr.repo / "api" / "stolen.yaml")
+        git(pr.repo, "add", ".")
+        git(pr.repo, "commit", "-q", "-m", "link")
+        pr.head_sha = git(pr.repo, "rev-parse", "HEAD")
+        run = pr.run(inputs={"runner": "native", "staging-url": staging.base_url})
+        comments = [c.body for c in github.comments_on(PR)]
+    assert OUTSIDE_MARKER not in _published(run.stdout, run.stderr, run.summary, comments,
+                                            tmp_path / "satori-ci-report.json")
+    assert run.code == 2, run.stdout + run.stderr
+    assert "outside the repository" in run.stdout
