@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.json_loader import JsonKeyLines, decode_text, load_json
+from satori_ci.spec.json_loader import JsonKeyLines, decode_text, load_json, refuse_lone_surrogates
 from satori_ci.spec.model import SourceLocation
 from satori_ci.spec.source import SourceReader
 
@@ -71,12 +71,19 @@ class DocumentSet:
         `$ref`s of the documents loaded so far, and YAML values placed at several positions."""
         self.generation = 0
         """Bumped whenever `targets` grows."""
+        self.bytes_read = 0
+        """The size of the documents loaded so far (the expansion's budgets grow with it)."""
         self._pending: dict[tuple[str, str], tuple[str, str]] = {}
         """(file, ref) -> (target file, fragment) of `$ref`s into documents not loaded yet."""
 
     @property
     def entry(self) -> str:
         return self.reader.entry
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The documents loaded so far, in the order they were loaded (repository paths, remote URLs)."""
+        return tuple(self._docs)
 
     def root(self) -> Any:
         return self.document(self.reader.entry)
@@ -110,6 +117,7 @@ class DocumentSet:
 
     def _load(self, file: str) -> _Loaded:
         data = self._fetch(file) if file.startswith(("http://", "https://")) else self.reader.read(file)
+        self.bytes_read += len(data)
         name = self.reader.display_entry if file == self.reader.entry else file
         refs: list[Any] = []
         if _is_json(file, data):
@@ -122,6 +130,7 @@ class DocumentSet:
             value, key_lines = load_yaml(data, name, refs, shared)
         except ValueError as exc:  # an integer past Python's digit limit
             raise SpecError(SpecErrorKind.SYNTAX, f"{name}: invalid YAML: {str(exc).split(';')[0]}") from None
+        refuse_lone_surrogates(value, data, name)
         return _Loaded(value, None, key_lines, refs, shared)
 
     def _fetch(self, url: str) -> bytes:

@@ -72,5 +72,14 @@ def fingerprint(name: str, field_type: str, facts: FieldFacts) -> str:
     location: a renamed API or a field moved to another operation keeps its reviewed oracles,
     while any change to what the field says about itself asks for inference again.
     """
-    payload = dumps_stable([FINGERPRINT_VERSION, name, field_type, facts.as_dict()])
+    return fingerprint_of(fingerprint_payload(name, field_type, facts))
+
+
+def fingerprint_payload(name: str, field_type: str, facts: FieldFacts) -> str:
+    """The text `fingerprint` hashes: the field's name, type and facts as canonical JSON."""
+    return dumps_stable([FINGERPRINT_VERSION, name, field_type, facts.as_dict()])
+
+
+def fingerprint_of(payload: str) -> str:
+    """The fingerprint of a `fingerprint_payload`."""
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]

@@ -28,6 +28,52 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""How a surrogate gets into a JSON or YAML string (raw UTF-8 cannot hold one)."""
+_SURROGATE_ESCAPE_BYTES = re.compile(_SURROGATE_ESCAPE.pattern.encode("ascii"))
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""In a parsed string every surrogate is a lone one (a pair of escapes is read as one code point)."""
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first key or string of value (walked without recursion) holding a lone surrogate."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if _LONE_SURROGATE.search(key):
+                    return str(key)
+                stack.append(child)
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and _LONE_SURROGATE.search(node):
+            return node
+    return None
+
+
+def refuse_lone_surrogates(value: Any, document: str | bytes, name: str) -> None:
+    """SpecError when a key or string of the document holds a lone surrogate (an escape such as `\\ud800`
+    without its pair): it is not Unicode text, and no oracle file or report could write it. Walks the document
+    only when its text (or bytes) has such an escape."""
+    if isinstance(document, bytes):
+        if _SURROGATE_ESCAPE_BYTES.search(document) is None:
+            return
+        document = document.decode("utf-8", "replace")
+    text = document
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return
+    found = _lone_surrogate(value)
+    if found is None:
+        return
+    match = _LONE_SURROGATE.search(found)
+    escape = f"\\u{ord(match.group()):04x}" if match else "a surrogate"
+    at = re.search(re.escape(escape), text, re.IGNORECASE) or _SURROGATE_ESCAPE.search(text)
+    line = text.count("\n", 0, at.start()) + 1 if at else 0
+    raise SpecError(SpecErrorKind.SYNTAX, f"{name}:{line}: the string escape {escape} is half of a surrogate pair "
+                    "without its other half: not Unicode text")
+
+
 def decode_text(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8-sig")
@@ -48,7 +94,7 @@ def load_json(text: str, name: str, refs: list[Any] | None = None) -> Any:
             return result
 
     try:
-        return json.loads(text, object_pairs_hook=hook)
+        value = json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     except _DuplicateKey as dup:
@@ -59,6 +105,8 @@ def load_json(text: str, name: str, refs: list[Any] | None = None) -> Any:
         raise SpecError(SpecErrorKind.TOO_LARGE, f"{name}: nested too deeply") from None
     except ValueError as exc:  # an integer past Python's digit limit
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}: invalid JSON: {str(exc).split(';')[0]}") from None
+    refuse_lone_surrogates(value, text, name)
+    return value
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')

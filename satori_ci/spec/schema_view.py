@@ -26,6 +26,8 @@ class SchemaView:
     additional: list[Part] = field(default_factory=list)
     ids: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    cost: int = 0
+    """The work merging took: the nodes merged, their keys and their properties (the walk's budget)."""
 
     def json_type(self) -> str | None:
         """The field's type: one of the JSON types, several joined by `|`, or None when unknown."""
@@ -87,6 +89,7 @@ def _absorb(documents: DocumentSet, view: SchemaView, node: Any, file: str, poin
     if id(node) in view.ids:
         return True
     view.ids.add(id(node))
+    view.cost += 1 + len(node)
     _take_keywords(view, node, alternative)
     _take_structure(view, node, file, pointer, alternative)
     if "$ref" in node:
@@ -147,6 +150,7 @@ def _take_keywords(view: SchemaView, node: dict[str, Any], alternative: bool) ->
 def _take_structure(view: SchemaView, node: dict[str, Any], file: str, pointer: str, alternative: bool) -> None:
     properties = node.get("properties")
     if isinstance(properties, dict):
+        view.cost += len(properties)
         for name, schema in properties.items():
             part = (schema, file, f"{pointer}/properties/{escape_token(name)}")
             existing = view.properties.get(name)

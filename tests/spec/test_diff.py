@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.spec import diff_fields, load_spec
+from satori_ci.spec import Spec, diff_fields, load_spec
+from satori_ci.spec.diff import DEEPDIFF_MAX_ITEMS, describe_changes
 from tests.spec.conftest import WriteSpec
 
 BASE = """
@@ -74,6 +75,42 @@ def test_added_removed_changed_and_shared_components(write: WriteSpec) -> None:
     assert [f.field for f in diff.added] == ["extra"]
     assert diff.removed == ()
     assert diff.counts() == {"added": 1, "removed": 0, "changed": 3, "moved": 1, "unchanged": 0}
+
+
+FACT_CHANGES = [
+    ("kind: {type: string, enum: [album, single]}", "kind: {type: string, enum: [album, single, ep]}"),
+    ("kind: {type: string, enum: [album, single]}", "kind: {type: string, enum: [single]}"),
+    ("kind: {type: string, maxLength: 3}", "kind: {type: string, maxLength: 4}"),
+    ("kind: {type: string, maxLength: 3}", "kind: {type: string, minLength: 3}"),
+    ("kind: {type: string, pattern: '^a'}", "kind: {type: integer, pattern: '^b'}"),
+    ("kind: {type: string, example: 1}", "kind: {type: string, example: '1'}"),
+    ("kind: {type: string}", "kind: {type: string, nullable: true}"),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), FACT_CHANGES)
+def test_facts_compared_without_deepdiff_are_worded_as_deepdiff_words_them(
+        write: WriteSpec, before: str, after: str) -> None:
+    # facts past DeepDiff's bounds (long enums, many changed fields) are compared key by key
+    text = BASE.replace("kind: {type: string, enum: [album, single], description: The kind.}", before)
+    base = load_spec(str(write("base.yaml", text)))
+    head = load_spec(str(write("head.yaml", text.replace(before, after))))
+    (change,) = diff_fields(base.fields, head.fields).changed
+    assert describe_changes(change.base, change.head, deep=False) == change.changes
+
+
+def test_long_lists_are_compared_as_multisets(write: WriteSpec) -> None:
+    def with_enum(name: str, values: list[str]) -> Spec:
+        line = "kind: {type: string, enum: [album, single], description: The kind.}"
+        return load_spec(str(write(name, BASE.replace(line, "kind: {type: string, enum: " + json.dumps(values) + "}"))))
+
+    values = [f"v{i}" for i in range(DEEPDIFF_MAX_ITEMS * 4)]
+    base = with_enum("base.yaml", values)
+    head = with_enum("head.yaml", [*values[2:], *values[:2], "w1", "w2"])  # reordered, two gained
+    (change,) = diff_fields(base.fields, head.fields).changed
+    assert change.changes == ("enum gained 'w1'", "enum gained 'w2'")
+    (change,) = diff_fields(base.fields, with_enum("fewer.yaml", values[:-5]).fields).changed
+    assert change.changes == ("enum lost 5 values",)
 
 
 def test_removed_fields(write: WriteSpec) -> None:
