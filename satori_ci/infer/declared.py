@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Hashable, Iterable, Sequence
 from functools import lru_cache
@@ -35,7 +36,9 @@ _ALTERNATION = re.compile(r"\^\((?:\?:)?([A-Za-z0-9_-]+(?:\|[A-Za-z0-9_-]+)+)\)\
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
+    """A finite number: a bound or enum value of infinity or NaN (`1e400`, `.inf`, `NaN` in a spec) states no
+    oracle any file could hold."""
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def show(value: Any) -> str:

@@ -31,6 +31,7 @@ from satori_ci.observe.summary import (
     number_text,
     without_values,
 )
+from satori_ci.oracles.check import escape_surrogates
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import operation_label, parse_operation_label
 from satori_ci.oracles.model import Oracle
@@ -222,7 +223,8 @@ def field_json(found: FieldObservations) -> dict[str, Any]:
 
 
 def _line(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    """One line of JSON; a lone surrogate (from a hand-written oracle file) as its escape, so it stays writable."""
+    return escape_surrogates(json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False))
 
 
 def dump_store(store: ObservationStore) -> str:

@@ -2,10 +2,12 @@
 
 A `FieldObservations` holds only what the invariants of `propose` need: counts, extremes, string lengths,
 format counts, and the distinct values of small sets of short strings or numbers (at most `MAX_VALUES` of
-them, strings of at most `MAX_VALUE_LENGTH` code points, none that looks like an email address; past that the
-set is dropped for good, `values` None). Counts are of *responses*, not of values: "in how many responses was
-every string a URL", "in how many responses did `movie` occur". Values found in one response are not
-independent (a page of 20 businesses of one city), so the confidence tests count responses.
+them, strings of at most `MAX_VALUE_LENGTH` code points, none that looks like an email address or holds a lone
+surrogate; past that the set is dropped for good, `values` None). A number past the double range (`1e400`, read
+as infinity) is counted with `objects`: no JSON summary can hold it, and no number invariant is proposed.
+Counts are of *responses*, not of values: "in how many responses was every string a URL", "in how many
+responses did `movie` occur". Values found in one response are not independent (a page of 20 businesses of
+one city), so the confidence tests count responses.
 
 `summarize` reads one body with the contract's semantics (§2): every place a field occurs, absent, null and
 null-like values skipped. `merge_fields` adds two summaries; it is associative and commutative, so a store
@@ -22,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from satori_ci.oracles import predicates as p
-from satori_ci.oracles.check import js_number, locate
+from satori_ci.oracles.check import has_lone_surrogate, js_number, locate
 from satori_ci.spec.paths import Segment, parse
 
 MAX_VALUES = 10
@@ -101,7 +103,8 @@ class FieldObservations:
     boolean: BooleanStats | None = None
     array: ArrayStats | None = None
     objects: int = 0
-    """Responses with an object where a value was expected (every oracle of the field fails on it)."""
+    """Responses with an object where a value was expected (every oracle of the field fails on it), or a number
+    past the double range."""
 
     @property
     def families(self) -> frozenset[str]:
@@ -131,7 +134,8 @@ def segments(field: str) -> tuple[Segment, ...]:
 
 
 def _keepable(s: str) -> bool:
-    return len(s) <= MAX_VALUE_LENGTH and not p.is_email(s)
+    """Short, not an email address, and text a UTF-8 file can hold (no lone surrogate)."""
+    return len(s) <= MAX_VALUE_LENGTH and not p.is_email(s) and not has_lone_surrogate(s)
 
 
 def _counts(keys: Iterable[str]) -> Counts | None:
@@ -174,12 +178,12 @@ def summarize_field(field: str, body: Any, null_like: Collection[str] = ()) -> F
             strings.append(v)
         elif isinstance(v, bool):
             booleans.append(v)
-        elif p.is_number(v):
+        elif p.is_number(v) and math.isfinite(v):
             numbers.append(v)
         elif p.is_array(v):
             arrays.append(list(v))
         else:
-            objects += 1
+            objects += 1  # an object, or a number past the double range (1e400)
     total = len(strings) + len(numbers) + len(booleans) + len(arrays) + objects
     if not total:
         return None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Iterator, Sequence
+import re
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -20,6 +21,11 @@ from satori_ci.spec.paths import Items, MapValues, Prop, Segment, parse
 
 LIMIT = 200
 """Offending strings are kept to this many code points; messages show at most this much JSON."""
+MAX_DEPTH = 256
+"""A body whose arrays and objects nest deeper than this is not checked, by either runner: past it Python's
+json.loads and JavaScript's JSON.parse give up at different depths, and no API answers that deep."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""In a Python string every surrogate is a lone one (json.loads joins an escaped pair into one code point)."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +66,33 @@ def js_number(x: float) -> str:
     return f"{head}e{sign}{abs(n - 1)}"
 
 
-def to_json(value: Any) -> str:
-    """JSON text as Python's json.dumps(ensure_ascii=False) writes it, but numbers as JavaScript does."""
+def has_lone_surrogate(text: str) -> bool:
+    """Whether text holds a code point no UTF-8 file can (a JSON `\\ud800` escape without its pair)."""
+    return _LONE_SURROGATE.search(text) is not None
+
+
+def escape_surrogates(text: str) -> str:
+    """Every lone surrogate as the six characters of its JSON escape (`\\ud800`): text a UTF-8 file can hold."""
+    if not has_lone_surrogate(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def json_string(s: str) -> str:
+    """A JSON string literal as json.dumps(ensure_ascii=False) writes it, lone surrogates escaped."""
+    return escape_surrogates(json.dumps(s, ensure_ascii=False))
+
+
+class _Text(str):
+    """JSON punctuation on the writer's stack (not a value to write)."""
+
+
+_CLOSE_ARRAY, _CLOSE_OBJECT, _COMMA = _Text("]"), _Text("}"), _Text(", ")
+_DONE = object()
+_CONTAINERS = frozenset({dict, list, tuple})
+
+
+def _scalar_json(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -71,41 +102,112 @@ def to_json(value: Any) -> str:
     if isinstance(value, float):
         return js_number(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(to_json(x) for x in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{to_json(str(k))}: {to_json(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value, ensure_ascii=False, default=str)
+        return json_string(value)
+    return escape_surrogates(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _elements(value: Sequence[Any]) -> Iterator[Any]:
+    for i, x in enumerate(value):
+        if i:
+            yield _COMMA
+        yield x
+    yield _CLOSE_ARRAY
+
+
+def _members(value: dict[Any, Any]) -> Iterator[Any]:
+    for i, (k, x) in enumerate(value.items()):
+        yield _Text((", " if i else "") + json_string(str(k)) + ": ")
+        yield x
+    yield _CLOSE_OBJECT
+
+
+def _json_pieces(value: Any) -> Iterator[str]:
+    """The JSON text of value, piece by piece, without recursion (a body may nest thousands deep)."""
+    stack: list[Iterator[Any]] = [iter((value,))]
+    while stack:
+        x = next(stack[-1], _DONE)
+        if x is _DONE:
+            stack.pop()
+        elif type(x) is _Text:
+            yield x
+        elif isinstance(x, list | tuple):
+            yield "["
+            stack.append(_elements(x))
+        elif isinstance(x, dict):
+            yield "{"
+            stack.append(_members(x))
+        else:
+            yield _scalar_json(x)
+
+
+def to_json(value: Any) -> str:
+    """JSON text as Python's json.dumps(ensure_ascii=False) writes it, but numbers as JavaScript does and lone
+    surrogates escaped (`"\\ud800"`)."""
+    if not isinstance(value, list | tuple | dict):
+        return _scalar_json(value)
+    return "".join(_json_pieces(value))
 
 
 def truncate_json(value: Any, limit: int = LIMIT) -> str:
-    """The JSON of value, cut to at most `limit` code points (ending with "…" when cut)."""
-    text = to_json(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """The JSON of value, cut to at most `limit` code points (ending with "…" when cut); only that much of a
+    large value is written."""
+    if not isinstance(value, list | tuple | dict):
+        text = _scalar_json(value)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    pieces: list[str] = []
+    size = 0
+    for piece in _json_pieces(value):
+        pieces.append(piece)
+        size += len(piece)
+        if size > limit:
+            return "".join(pieces)[: limit - 1] + "…"
+    return "".join(pieces)
 
 
 def pointer_token(name: str) -> str:
-    """One RFC 6901 reference token: `~` as `~0`, `/` as `~1`."""
-    return name.replace("~", "~0").replace("/", "~1")
+    """One RFC 6901 reference token: `~` as `~0`, `/` as `~1` (a lone surrogate as its JSON escape)."""
+    return escape_surrogates(name.replace("~", "~0").replace("/", "~1"))
+
+
+def deeper_than(body: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether the arrays and objects of body nest more than `limit` levels (`[]` is one level, `[[]]` two)."""
+    level = [body] if type(body) in _CONTAINERS else []
+    for _ in range(limit):
+        inner: list[Any] = []
+        for node in level:
+            children: Iterable[Any] = node.values() if type(node) is dict else node
+            inner += [c for c in children if type(c) in _CONTAINERS]
+        if not inner:
+            return False
+        level = inner
+    return bool(level)
 
 
 def locate(body: Any, segments: Sequence[Segment], pointer: str = "") -> Iterator[tuple[str, Any]]:
-    """Every (pointer, value) the path reaches, in document order; wrong-type containers count as absent."""
-    if not segments:
-        yield pointer, body
-        return
-    head, rest = segments[0], segments[1:]
-    if isinstance(head, Prop):
-        if isinstance(body, dict) and head.name in body:
-            yield from locate(body[head.name], rest, f"{pointer}/{pointer_token(head.name)}")
-    elif isinstance(head, Items):
-        if p.is_array(body):
-            for i, element in enumerate(body):
-                yield from locate(element, rest, f"{pointer}/{i}")
-    elif isinstance(body, dict):
-        for key, element in body.items():
-            yield from locate(element, rest, f"{pointer}/{pointer_token(str(key))}")
+    """Every (pointer, value) the path reaches, in document order; wrong-type containers count as absent.
+
+    The path is followed one segment at a time over everything reached so far, in order (so the result is in
+    document order), without recursion: a path may be as long as an oracle file makes it. Pointers and values
+    are kept in two lists, not as pairs, which would wake the garbage collector on large bodies."""
+    pointers, nodes = [pointer], [body]
+    for segment in segments:
+        if isinstance(segment, Prop):
+            name, token = segment.name, pointer_token(segment.name)
+            kept = [i for i, node in enumerate(nodes) if isinstance(node, dict) and name in node]
+            pointers = [f"{pointers[i]}/{token}" for i in kept]
+            nodes = [nodes[i][name] for i in kept]
+            continue
+        inner_pointers: list[str] = []
+        inner_nodes: list[Any] = []
+        for at, node in zip(pointers, nodes, strict=True):
+            if isinstance(segment, Items) and p.is_array(node):
+                inner_pointers.extend([f"{at}/{i}" for i in range(len(node))])
+                inner_nodes.extend(node)
+            elif isinstance(segment, MapValues) and isinstance(node, dict):
+                inner_pointers.extend([f"{at}/{pointer_token(str(key))}" for key in node])
+                inner_nodes.extend(node.values())
+        pointers, nodes = inner_pointers, inner_nodes
+    return zip(pointers, nodes, strict=True)
 
 
 @lru_cache(maxsize=4096)
@@ -121,7 +223,7 @@ def field_name(segments: Sequence[Segment]) -> str:
             base, markers = segment.name, ""
         else:
             markers += "{}" if isinstance(segment, MapValues) else "[]"
-    return base + markers
+    return escape_surrogates(base + markers)
 
 
 _TYPE_NAMES = {"string": "a string", "boolean": "a boolean", "number": "a number", "array": "an array"}

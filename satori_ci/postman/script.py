@@ -7,7 +7,8 @@ or `require(...)` in an enum value, a field name or a reason stay data. The chec
 `CHECKER_VARIABLE`, and evaluated by each script.
 
 The script also writes machine-readable lines to the console (`RESULT_PREFIX` + JSON): one per response
-(`{"item", "iteration", "status", "json", "findings", "omitted", "observed"}`: `findings` counts them all,
+(`{"item", "iteration", "status", "json", "deep", "findings", "omitted", "observed"}`: `deep` says a body was not
+checked for nesting past the checker's `MAX_DEPTH`, `findings` counts them all,
 `omitted` lists `[index, count]` of the oracles past `FINDINGS_PER_ORACLE`, `observed` counts the fields
 summarized) then the first `FINDINGS_PER_ORACLE` findings of each oracle in chunks (`{"item", "iteration",
 "findings": [{"index", "pointer", "value", "message"}]}`) and the summaries of the observed fields of a 2XX
@@ -116,12 +117,18 @@ var oracles = statusOk && Object.prototype.hasOwnProperty.call(oraclesByStatus, 
   oraclesByStatus[statusKey] : [];
 var body;
 var isJson = false;
+var tooDeep = false;  // nested past satori.MAX_DEPTH: not checked, as the native runner does not
 if (statusOk) {
   try {
     body = JSON.parse(response.text());
     isJson = true;
   } catch (e) {
     isJson = false;
+    tooDeep = e instanceof RangeError;
+  }
+  if (isJson && satori.deeperThan(body, satori.MAX_DEPTH)) {
+    isJson = false;
+    tooDeep = true;
   }
 }
 
@@ -135,8 +142,9 @@ if (code === null) {
 }
 if (statusOk) {
   pm.test('body is JSON', function () {
-    pm.expect(isJson, 'the body of ' + operation + ' is not JSON: ' +
-      satori.truncateJson(response.text(), 80)).to.equal(true);
+    pm.expect(isJson, 'the body of ' + operation + (tooDeep ?
+      ' is nested deeper than ' + satori.MAX_DEPTH + ' levels: not checked' :
+      ' is not JSON: ' + satori.truncateJson(response.text(), 80))).to.equal(true);
   });
 }
 
@@ -163,7 +171,8 @@ Object.keys(perOracle).forEach(function (k) {
   if (perOracle[k] > PER_ORACLE) omitted.push([Number(k), perOracle[k] - PER_ORACLE]);
 });
 console.log(PREFIX + JSON.stringify({
-  item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, findings: findings.length,
+  item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, deep: tooDeep,
+  findings: findings.length,
   omitted: omitted, exercised: exercised, vars: used, observed: observedKeys.length
 }));
 // Chaining: values of this response fill the slots of the requests that need them (producer -> consumer).

@@ -2,7 +2,8 @@
 
 A line may also be just `{"body": ...}` when the operation is given (`--operation`). Paths may be the
 spec's templates (`/books/{isbn}`) or concrete paths (`/books/978...`). This is how teams replay
-traffic, and how the benchmarks measure fault detection.
+traffic, and how the benchmarks measure fault detection. A body nested deeper than the runners check
+(`MAX_DEPTH`) is a response not checked, as in a run, however deep it goes.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from typing import Any
 from satori_ci.observe.fields import ObservedFields
 from satori_ci.observe.store import ObservationLog, request_digest
 from satori_ci.observe.summary import summarize
+from satori_ci.oracles.check import deeper_than
 from satori_ci.oracles.model import Oracle
 from satori_ci.postman.collection import match_status
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RequestRef, ResponseProblem, ResponseProblemKind, RunResult, Violation, ViolationCap
-from satori_ci.run.outcome import FindingLine, checked_lines, parse_json
+from satori_ci.run.outcome import TOO_DEEP, FindingLine, checked_lines, loads_like_javascript, may_nest_past
 from satori_ci.spec.model import Operation, OperationKey, Spec
 from satori_ci.spec.paths import FieldPathError
 from satori_ci.spec.paths import parse as parse_field_path
@@ -41,6 +43,8 @@ class Recorded:
     query: str = ""
     path_params: str = ""
     """As recorded (`name=value;` pairs): tells apart requests to a path template."""
+    too_deep: bool = False
+    """The body nests past `MAX_DEPTH` (`body` is then None): not checked."""
 
 
 @dataclass(frozen=True)
@@ -59,11 +63,12 @@ def read_responses(text: str, name: str, default: OperationChoice | None = None)
         if not line.strip():
             continue
         where = f"{name}:{number}"
-        ok, entry = parse_json(line)
-        if not ok or not isinstance(entry, dict):
+        entry, too_deep = _read_line(line)
+        if not isinstance(entry, dict):
             raise RunError(RunErrorKind.INPUT, f"{where}: not a JSON object")
         if "body" not in entry:
             raise RunError(RunErrorKind.INPUT, f"{where}: no 'body'")
+        too_deep = too_deep or (may_nest_past(line) and deeper_than(entry["body"]))
         method = entry.get("method", default.method if default else None)
         path = entry.get("path", default.path if default else None)
         if not isinstance(method, str) or not isinstance(path, str):
@@ -72,9 +77,65 @@ def read_responses(text: str, name: str, default: OperationChoice | None = None)
         status = entry.get("status", default.status if default else None)
         query = entry.get("query")
         params = entry.get("path_params")
-        out.append(Recorded(where, method.upper(), path, None if status is None else str(status), entry["body"],
-                            query if isinstance(query, str) else "", params if isinstance(params, str) else ""))
+        out.append(Recorded(where, method.upper(), path, None if status is None else str(status),
+                            None if too_deep else entry["body"], query if isinstance(query, str) else "",
+                            params if isinstance(params, str) else "", too_deep))
     return out
+
+
+_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|[\[\]{}:,]|[^\s\[\]{}:,"]+')
+
+
+_NOT_READ = object()
+"""A member of a line nested past what json.loads reads."""
+
+
+def _read_line(line: str) -> tuple[Any, bool]:
+    """The line's JSON value (None when it is not JSON) and whether its body nests too deep to be read."""
+    try:
+        return loads_like_javascript(line), False
+    except ValueError:
+        return None, False
+    except RecursionError:
+        entry = _top_level_scalars(line)
+        return entry, entry is not None and entry.get("body") is _NOT_READ
+
+
+def _top_level_scalars(line: str) -> dict[str, Any] | None:
+    """The members of a JSON object, arrays and objects left `_NOT_READ`, read without decoding those (a body
+    nested past what json.loads reads); None when the line is not an object."""
+    out: dict[str, Any] = {}
+    depth, key, expect_key = 0, None, False
+    for match in _TOKEN.finditer(line):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth == 1:
+                if token != "{":
+                    return None
+                expect_key = True
+            elif depth == 2 and key is not None:
+                out[key] = _NOT_READ
+                key = None
+        elif token in "]}":
+            depth -= 1
+        elif depth != 1 or token == ":":
+            continue
+        elif token == ",":
+            expect_key = True
+        elif expect_key:
+            key, expect_key = _scalar(token), False
+        elif isinstance(key, str):
+            out[key] = _scalar(token)
+            key = None
+    return out if depth == 0 else None
+
+
+def _scalar(token: str) -> Any:
+    try:
+        return loads_like_javascript(token)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _template_pattern(template: str) -> re.Pattern[str]:
@@ -144,6 +205,10 @@ def verify_responses(spec: Spec, oracles: Sequence[Oracle], recorded: Sequence[R
                                              f"HTTP {status}, expected {' or '.join(op.statuses) or 'none'}"))
             continue
         key = OperationKey(op.method, op.path, matched)
+        if entry.too_deep:
+            unchecked.append(ResponseProblem(ref, ResponseProblemKind.NOT_JSON, _status_int(status),
+                                             f"the body of {op.method} {op.path} {TOO_DEEP}"))
+            continue
         mine = by_key.get(key, [])
         checked += 1
         findings, exercised = checked_lines(mine, entry.body, null_like)

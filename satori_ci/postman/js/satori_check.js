@@ -5,6 +5,11 @@
   'use strict';
 
   var LIMIT = 200;
+  // A body whose arrays and objects nest deeper than this is not checked (MAX_DEPTH in check.py).
+  var MAX_DEPTH = 256;
+  // A surrogate that is not half of a pair: shown as its JSON escape, as Python shows it.
+  var LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  var HAS_LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
   // Union of Python's str.isspace() and JavaScript's \s.
   var WS = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
   var URL_START = /^[A-Za-z][A-Za-z0-9+.\-]*:\/\/([^\/?#]*)/;
@@ -187,61 +192,126 @@
 
   var ESCAPES = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-  function quote(s) {
-    return '"' + s.replace(/[\x00-\x1f"\\]/g, function (c) {
-      return has(ESCAPES, c) ? ESCAPES[c] : '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4);
-    }) + '"';
+  function escapeSurrogates(s) {
+    return s.replace(LONE_SURROGATE, function (c) { return '\\u' + c.charCodeAt(0).toString(16); });
   }
 
-  // JSON as Python's json.dumps(ensure_ascii=False) writes it (", " and ": "), numbers as String(n).
-  function toJson(v) {
+  function quote(s) {
+    return escapeSurrogates('"' + s.replace(/[\x00-\x1f"\\]/g, function (c) {
+      return has(ESCAPES, c) ? ESCAPES[c] : '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4);
+    }) + '"');
+  }
+
+  function scalarJson(v) {
     if (v === null || v === undefined) return 'null';
     if (typeof v === 'boolean') return v ? 'true' : 'false';
     if (typeof v === 'number') return String(v);
     if (typeof v === 'string') return quote(v);
-    if (Array.isArray(v)) return '[' + v.map(toJson).join(', ') + ']';
-    if (typeof v === 'object') {
-      return '{' + Object.keys(v).map(function (k) { return quote(k) + ': ' + toJson(v[k]); }).join(', ') + '}';
-    }
     return quote(String(v));
   }
 
+  // The JSON text of v in pieces, without recursion (a body may nest thousands deep); stops once the pieces
+  // hold more than most UTF-16 code units.
+  function jsonPieces(v, most) {
+    var out = [], size = 0;
+    var stack = [{ items: [v], keys: null, i: 0, close: '' }];
+    while (stack.length && size <= most) {
+      var top = stack[stack.length - 1];
+      var n = top.keys === null ? top.items.length : top.keys.length;
+      if (top.i >= n) {
+        stack.pop();
+        out.push(top.close);
+        size += top.close.length;
+        continue;
+      }
+      var i = top.i++;
+      var piece = i > 0 ? ', ' : '';
+      var x;
+      if (top.keys === null) {
+        x = top.items[i];
+      } else {
+        piece += quote(top.keys[i]) + ': ';
+        x = top.items[top.keys[i]];
+      }
+      if (Array.isArray(x)) {
+        piece += '[';
+        stack.push({ items: x, keys: null, i: 0, close: ']' });
+      } else if (x !== null && typeof x === 'object') {
+        piece += '{';
+        stack.push({ items: x, keys: Object.keys(x), i: 0, close: '}' });
+      } else {
+        piece += scalarJson(x);
+      }
+      out.push(piece);
+      size += piece.length;
+    }
+    return out;
+  }
+
+  // JSON as Python's json.dumps(ensure_ascii=False) writes it (", " and ": "), numbers as String(n), lone
+  // surrogates escaped.
+  function toJson(v) {
+    return jsonPieces(v, Infinity).join('');
+  }
+
+  // At most limit code points of the JSON of v; only that much of a large value is written (a code point is
+  // at most two code units, so twice as many units always hold enough).
   function truncateJson(v, limit) {
     var max = limit === undefined ? LIMIT : limit;
-    var text = toJson(v);
+    var text = jsonPieces(v, 2 * max + 2).join('');
     var cps = codePoints(text);
     return cps.length <= max ? text : cps.slice(0, max - 1).join('') + '\u2026';
   }
 
   function pointerToken(name) {
-    return name.replace(/~/g, '~0').replace(/\//g, '~1');
+    return escapeSurrogates(name.replace(/~/g, '~0').replace(/\//g, '~1'));
+  }
+
+  // Whether the arrays and objects of body nest more than limit levels ([] is one level), without recursion.
+  function deeperThan(body, limit) {
+    var level = body !== null && typeof body === 'object' ? [body] : [];
+    for (var depth = 0; depth < limit; depth++) {
+      var inner = [];
+      for (var n = 0; n < level.length; n++) {
+        var node = level[n];
+        var children = Array.isArray(node) ? node : Object.keys(node).map(function (k) { return node[k]; });
+        for (var c = 0; c < children.length; c++) {
+          if (children[c] !== null && typeof children[c] === 'object') inner.push(children[c]);
+        }
+      }
+      if (inner.length === 0) return false;
+      level = inner;
+    }
+    return level.length > 0;
   }
 
   // Every [pointer, value] the segments reach, in document order; wrong-type containers count as absent.
-  function locate(body, segments, start, pointer, out) {
-    if (start === segments.length) {
-      out.push([pointer, body]);
-      return out;
+  // Followed one segment at a time over everything reached so far, in order, without recursion.
+  function locate(body, segments) {
+    var found = [['', body]];
+    for (var s = 0; s < segments.length && found.length; s++) {
+      var seg = segments[s];
+      var next = [];
+      if (!has(seg, 'prop') && !seg.items && !seg.map) {
+        throw new Error('unknown path segment: ' + JSON.stringify(seg));
+      }
+      var token = has(seg, 'prop') ? pointerToken(seg.prop) : null;
+      for (var f = 0; f < found.length; f++) {
+        var pointer = found[f][0], node = found[f][1];
+        if (token !== null) {
+          if (isObject(node) && has(node, seg.prop)) next.push([pointer + '/' + token, node[seg.prop]]);
+        } else if (seg.items) {
+          if (Array.isArray(node)) {
+            for (var i = 0; i < node.length; i++) next.push([pointer + '/' + i, node[i]]);
+          }
+        } else if (isObject(node)) {
+          var keys = Object.keys(node);
+          for (var k = 0; k < keys.length; k++) next.push([pointer + '/' + pointerToken(keys[k]), node[keys[k]]]);
+        }
+      }
+      found = next;
     }
-    var seg = segments[start];
-    if (has(seg, 'prop')) {
-      if (isObject(body) && has(body, seg.prop)) {
-        locate(body[seg.prop], segments, start + 1, pointer + '/' + pointerToken(seg.prop), out);
-      }
-    } else if (seg.items) {
-      if (Array.isArray(body)) {
-        for (var i = 0; i < body.length; i++) locate(body[i], segments, start + 1, pointer + '/' + i, out);
-      }
-    } else if (seg.map) {
-      if (isObject(body)) {
-        Object.keys(body).forEach(function (k) {
-          locate(body[k], segments, start + 1, pointer + '/' + pointerToken(k), out);
-        });
-      }
-    } else {
-      throw new Error('unknown path segment: ' + JSON.stringify(seg));
-    }
-    return out;
+    return found;
   }
 
   function fieldName(segments) {
@@ -254,7 +324,7 @@
         markers += seg.map ? '{}' : '[]';
       }
     });
-    return base + markers;
+    return escapeSurrogates(base + markers);
   }
 
   function orderComplaint(v, ascending, nullLike) {
@@ -303,7 +373,7 @@
       var name = fieldName(o.segments);
       var value = o.value === undefined ? null : o.value;
       var met = false;
-      locate(body, o.segments, 0, '', []).forEach(function (hit) {
+      locate(body, o.segments).forEach(function (hit) {
         var v = hit[1];
         if (v === null || v === undefined || isNullLike(v, nulls)) return;
         met = true;
@@ -338,7 +408,7 @@
     for (var p = 0; p < paths.length; p++) {
       var out = [];
       var seen = {};
-      var hits = locate(body, paths[p], 0, '', []);
+      var hits = locate(body, paths[p]);
       for (var i = 0; i < hits.length && out.length < most; i++) {
         var v = hits[i][1];
         var text = typeof v === 'string' ? v : (isNumber(v) ? toJson(v) : null);
@@ -391,7 +461,9 @@
     var lengths = values.map(function (s) { return codePoints(s).length; });
     var out = { responses: 1, min_length: lowest(lengths), max_length: highest(lengths) };
     FORMATS.forEach(function (f) { out[f[0]] = values.every(f[1]) ? 1 : 0; });
-    var keepable = values.every(function (s) { return codePoints(s).length <= maxLength && !isEmail(s); });
+    var keepable = values.every(function (s) {
+      return codePoints(s).length <= maxLength && !isEmail(s) && !HAS_LONE_SURROGATE.test(s);
+    });
     out.values = keepable ? distinct(values, maxValues) : null;
     return out;
   }
@@ -414,14 +486,14 @@
   // What one field's values look like in one body: null when it has none (absent, null or null-like).
   function summarizeField(segments, body, nullLike, maxValues, maxLength) {
     var strings = [], numbers = [], booleans = [], arrays = [], objects = 0;
-    locate(body, segments, 0, '', []).forEach(function (hit) {
+    locate(body, segments).forEach(function (hit) {
       var v = hit[1];
       if (v === null || v === undefined || isNullLike(v, nullLike)) return;
       if (typeof v === 'string') strings.push(v);
       else if (typeof v === 'boolean') booleans.push(v);
-      else if (isNumber(v)) numbers.push(v);
+      else if (isNumber(v) && isFinite(v)) numbers.push(v);
       else if (Array.isArray(v)) arrays.push(v);
-      else objects += 1;
+      else objects += 1;  // an object, or a number past the double range (1e400): no JSON summary holds it
     });
     var total = strings.length + numbers.length + booleans.length + arrays.length + objects;
     if (total === 0) return null;
@@ -456,6 +528,8 @@
     exercised: exercised,
     summarize: summarize,
     harvest: harvest,
+    deeperThan: deeperThan,
+    MAX_DEPTH: MAX_DEPTH,
     encodeSegment: encodeSegment,
     holds: holds,
     isUrl: isUrl,
