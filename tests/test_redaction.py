@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import random
+import re
 import sys
 from pathlib import Path
 from urllib.parse import quote
@@ -16,13 +18,17 @@ from satori_ci.redaction import (
     MIN_SECRET_CHARS,
     RedactingStream,
     Redactor,
+    alternation,
     environ_secrets,
     header_secrets,
     installed,
     key_like,
+    log_safe,
     mask_url,
     unredacted,
     url_secrets,
+    write_line,
+    write_redacted,
 )
 
 SECRET = 'tok-3f9a"b/c+d=='
@@ -157,3 +163,131 @@ def test_a_data_stream_gets_only_the_literal_secrets() -> None:
     stream = RedactingStream(inner, lambda: Redactor(["s3cr3t-value"]), generic=False)
     stream.write('{"url": "/x?key=theme&api_key={{SATORI_AUTH_KEY}}", "v": "s3cr3t-value"}')
     assert inner.getvalue() == '{"url": "/x?key=theme&api_key={{SATORI_AUTH_KEY}}", "v": "***"}'
+
+
+def test_a_url_password_is_masked_whatever_precedes_its_scheme() -> None:
+    r = Redactor()
+    for before in ("", "-", "x.", "_", "(", "é", "a-1"):
+        assert r.redact(f"{before}http://ann:pw12@h/x") == f"{before}http://ann:***@h/x", before
+    assert r.redact("a.a.a.b://ann:pw12@h") == "a.a.a.b://ann:***@h"
+    assert r.redact("1234://ann:pw12@h") == "1234://ann:pw12@h"  # no letter: not a scheme
+
+
+def test_the_trie_of_secrets_matches_what_a_flat_longest_first_alternation_matches() -> None:
+    rng = random.Random(7)
+    for _ in range(500):
+        needles = {"".join(rng.choices("ab.c", k=rng.randint(1, 8))) for _ in range(rng.randint(1, 12))}
+        text = "".join(rng.choices("ab.cd", k=200))
+        flat = "|".join(re.escape(n) for n in sorted(needles, key=lambda n: (-len(n), n)))
+        assert re.sub(alternation(needles), "*", text) == re.sub(flat, "*", text), (needles, text)
+    nested = {"a" * i for i in range(1, 300)} | {"a" * i + "b" for i in range(1, 300, 7)}  # past the nesting bound
+    text = "".join(rng.choices("ab", weights=[20, 1], k=3000))
+    flat = "|".join(re.escape(n) for n in sorted(nested, key=lambda n: (-len(n), n)))
+    assert re.sub(alternation(nested), "*", text) == re.sub(flat, "*", text)
+
+
+# -- the log: no workflow command but ours (issue 18) -------------------------------------------------------
+
+def test_log_safe_leaves_no_line_a_runner_reads_as_a_command() -> None:
+    text = "ok\n::warning::a\n  ::error::b\n\u3000::notice::c\nsee ##[error]d\ne\x1b[31m\rf\x85g\u2028h\ud800"
+    assert log_safe(text) == ("ok\n:\\u003awarning::a\n  :\\u003aerror::b\n\u3000:\\u003anotice::c\n"
+                              "see ##\\u005berror]d\ne\\u001b[31m\\u000df\\u0085g\\u2028h\\ud800")
+    assert log_safe("a::b ::c\tx") == "a::b ::c\tx"  # `::` inside a line is no command
+    assert log_safe("\x1b[1mbold\x1b[0m\r", terminal=True) == "\x1b[1mbold\x1b[0m\r"  # our colours, on a terminal
+    assert log_safe("\x85\u2028", terminal=True) == "\\u0085\\u2028"
+
+
+def test_log_safe_json_reads_back_the_same() -> None:
+    data = {"::warning::x\n": ["##[error]y", "a\u2028::b", "\x85\x9b\u202e", "\x1b", "  ::c"]}
+    for text in (json.dumps(data, ensure_ascii=False), json.dumps(data, ensure_ascii=False, indent=2)):
+        assert json.loads(log_safe(text)) == data
+        assert "##[" not in log_safe(text) and "\u2028" not in log_safe(text)
+
+
+def test_the_stream_neutralises_across_writes_and_lets_our_own_lines_through() -> None:
+    inner = io.StringIO()
+    stream = RedactingStream(inner, lambda: Redactor(["s3cr3t-value"]))
+    for piece in ("  :", ":warning::split\n", "x ##", "[error]y\n", ":", "\n::", ":z\n", "w", "::notice::q\n"):
+        stream.write(piece)
+    stream.write("open line")
+    stream.write_line("::error title=t::s3cr3t-value\n::warning::injected ##[x]")
+    stream.write_line("::endgroup::")
+    stream.write("::again\n")
+    assert inner.getvalue() == ("  :\\u003awarning::split\nx ##\\u005berror]y\n:\n:\\u003a:z\nw::notice::q\n"
+                                "open line\n::error title=t::***\\u000a::warning::injected ##\\u005bx]\n"
+                                "::endgroup::\n:\\u003aagain\n")
+    assert inner.getvalue().count("\n::") == 2  # the two lines of ours, and nothing else, start with `::`
+
+
+def test_nested_streams_keep_our_lines_and_write_line_works_on_any_stream() -> None:
+    inner = io.StringIO()
+    outer = RedactingStream(RedactingStream(inner))  # type: ignore[arg-type]
+    outer.write("::a\n")
+    outer.write_line("::notice::b")
+    write_line("::warning::c", outer)  # type: ignore[arg-type]
+    write_redacted(outer, "##[d]\n")  # type: ignore[arg-type]
+    assert inner.getvalue() == ":\\u003aa\n::notice::b\n::warning::c\n##\\u005bd]\n"
+    plain = io.StringIO()
+    write_line("::group::x\ny", plain)
+    assert plain.getvalue() == "::group::x\\u000ay\n"
+
+
+# -- bounded time on hostile sizes (issue 18) ----------------------------------------------------------------
+
+HUGE = 600_000
+HARD_TIMEOUT_S = 10
+"""Generous: each shape takes well under a second; the quadratic redactor took minutes on some."""
+MEMORY_LIMIT = 1024 * 1024 * 1024
+
+SHAPES = {
+    "dotted_name_after_a_url": f"'//' + 'a.' * {HUGE // 2}",
+    "long_scheme_like_run": f"'x-' * {HUGE // 2} + '://'",
+    "many_schemes": f"'a://' * {HUGE // 4}",
+    "long_user_without_at": f"'http://' + 'a' * {HUGE}",
+    "long_password_without_at": f"'http://a:' + 'b:' * {HUGE // 2}",
+    "long_query_name": f"'=?' + 'a' * {HUGE}",
+    "many_query_leads": f"'=' + '&a' * {HUGE // 2}",
+    "entities": f"'=' + '&amp;' * {HUGE // 5}",
+    "a_secrets_prefix_repeated": f"'s3cret-' * {HUGE // 7}",
+    "secrets_in_every_form": "' '.join(sorted(SECRET_FORMS)) * 4000",
+    "random_text": f"''.join(random.Random(1).choices(string.printable, k={HUGE}))",
+    "backticks_and_markers": f"'`<!--@a#1 www.x http:' * {HUGE // 20}",
+}
+
+_SCRIPT = """
+import base64, json, random, resource, string, sys
+from urllib.parse import quote
+from satori_ci import redaction
+from satori_ci.report import escape as esc
+secrets = ["s3cret-value-" + str(i) * 8 for i in range(40)] if sys.argv[2] == "secrets" else []
+SECRET_FORMS = {f for s in secrets[:5] for f in (s, quote(s), base64.b64encode(s.encode()).decode())} or {"x"}
+redaction.install(secrets)
+text = eval(sys.argv[1])
+out = redaction.redact(text)
+for s in secrets:
+    assert s not in out
+for helper in (esc.text, esc.cell, esc.html, esc.code, esc.cell_code, esc.terminal):
+    helper(text, len(text))
+esc.fenced(text); esc.marker_path(text[:100_000]); esc.link_url("https://" + text); esc.command_property(text)
+print(len(out))
+"""
+
+
+def _limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+@pytest.mark.parametrize("secrets", ["secrets", "none"])
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_600k_character_text_is_redacted_and_escaped_in_bounded_time(shape: str, secrets: str) -> None:
+    """Each `SHAPES` text through the redactor and every escaper, in a process with a hard timeout and a memory
+    limit (a benchmark of the scaling is `bench/redaction.py`)."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", _SCRIPT, SHAPES[shape], secrets], capture_output=True, text=True,
+                          timeout=HARD_TIMEOUT_S, preexec_fn=_limit_memory, check=False,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert int(proc.stdout) > 0

@@ -28,6 +28,8 @@ _BACKTICKS = re.compile(r"`+")
 
 def visible(value: str) -> str:
     """One line, no control or bidi characters: newlines become `↵`, tabs spaces, the rest `\\xNN`/`\\uNNNN`."""
+    if value.isprintable():  # what it changes is not printable (Cc, Cf, Zl, Zp): most values, at C speed
+        return value
     flat = _NEWLINES.sub("↵", value).replace("\t", " ")
     return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", flat)
 
@@ -120,8 +122,10 @@ def link_url(url: str) -> str | None:
 
 
 def command_data(value: str) -> str:
-    """A workflow command's message (after `::`): redacted, `%`, CR and LF encoded."""
-    return redaction.redact(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message (after `::`): redacted, `%`, CR and LF encoded, `##[` (the runner's other
+    command syntax) broken by an invisible joiner."""
+    encoded = redaction.redact(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return encoded.replace("##[", "##" + BREAK + "[")
 
 
 def command_property(value: str) -> str:

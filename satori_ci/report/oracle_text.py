@@ -1,4 +1,5 @@
-"""Oracle lists and oracle diffs as JSON Lines, JSON and plain text (pure rendering)."""
+"""Oracle lists and oracle diffs as JSON Lines, JSON and plain text (pure rendering; in the plain text every
+line is `escape.visible`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from satori_ci.oracles.diff import OracleDiff
 from satori_ci.oracles.model import Oracle
+from satori_ci.report.escape import visible
 
 
 def interchange_jsonl(oracles: Iterable[Oracle]) -> str:
@@ -57,4 +59,4 @@ def oracle_diff_text(diff: OracleDiff) -> str:
         lines.extend(f"  + {describe(o)} ({o.source}: {o.reason})" for o in f.added)
         lines.extend(f"  - {describe(o)} ({o.source})" for o in f.removed)
         lines.extend(f"  ~ {describe(ch.old)} -> {describe(ch.new)} [{ch.what}]" for ch in f.changed)
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"

@@ -1,4 +1,8 @@
-"""A run's results as plain text and JSON (pure rendering)."""
+"""A run's results as plain text and JSON (pure rendering).
+
+In the plain text every line is `escape.visible`: a value from the spec or a response stays on its line, and no
+control character of theirs is printed.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import Any
 
 from satori_ci.plan.model import SkipKind
 from satori_ci.report.coverage import coverage_of
+from satori_ci.report.escape import visible
 from satori_ci.run.model import RunResult, Violation
 
 MAX_LISTED = 200
@@ -52,39 +57,38 @@ def run_text(result: RunResult) -> str:
     for v in result.violations[:MAX_LISTED]:
         where = v.pointer or "(body)"
         iteration = f" (iteration {v.request.iteration + 1})" if v.request.iteration else ""
-        out.append(f"VIOLATION {v.operation}  {v.field or '(body)'}  {_oracle(v)}\n"
-                   f"  {v.message} at {where}\n"
-                   f"  request: {v.request.method} {v.request.url}{iteration}\n")
+        out += [f"VIOLATION {v.operation}  {v.field or '(body)'}  {_oracle(v)}", f"  {v.message} at {where}",
+                f"  request: {v.request.method} {v.request.url}{iteration}"]
     if len(result.violations) > MAX_LISTED:
-        out.append(f"... and {len(result.violations) - MAX_LISTED} more violations (see the JSON report)\n")
+        out.append(f"... and {len(result.violations) - MAX_LISTED} more violations (see the JSON report)")
     for o in result.omitted:
         out.append(f"... {o.omitted} more violations of {o.operation}  {o.field or '(body)'}  {o.oracle.kind.value} "
-                   f"not listed (the first {o.listed} are)\n")
+                   f"not listed (the first {o.listed} are)")
     for e in result.server_errors:
         attempts = f" after {_plural(e.attempts, 'attempt')}" if e.attempts > 1 else ""
-        out.append(f"SERVER ERROR {e.status}: {e.request.method} {e.request.url}{attempts}{e.hint}\n")
+        out.append(f"SERVER ERROR {e.status}: {e.request.method} {e.request.url}{attempts}{e.hint}")
     for p in result.infrastructure:
         attempts = f" after {_plural(p.attempts, 'attempt')}" if p.attempts > 1 else ""
-        out.append(f"INFRASTRUCTURE {p.kind.value}: {p.request.method} {p.request.url}: {p.detail}{attempts}\n")
+        out.append(f"INFRASTRUCTURE {p.kind.value}: {p.request.method} {p.request.url}: {p.detail}{attempts}")
     for u in result.unchecked:
-        out.append(f"NOT CHECKED {u.kind.value}: {u.request.method} {u.request.url}: {u.detail}\n")
+        out.append(f"NOT CHECKED {u.kind.value}: {u.request.method} {u.request.url}: {u.detail}")
     unsafe = [k for k in result.skipped if k.kind is SkipKind.UNSAFE_METHOD]
     for skip in result.skipped:
         if skip.kind is not SkipKind.UNSAFE_METHOD or len(unsafe) <= 3:
-            out.append(f"NOT SENT {skip.label}: {skip.detail}\n")
+            out.append(f"NOT SENT {skip.label}: {skip.detail}")
     if len(unsafe) > 3:
         out.append(f"NOT SENT {len(unsafe)} non-safe operations ({', '.join(k.label for k in unsafe[:5])}"
                    f"{', ...' if len(unsafe) > 5 else ''}): only GET and HEAD are sent unless opted in with "
-                   "--unsafe \"METHOD /path\" or requests: unsafe: [...] in .satori.yml\n")
+                   "--unsafe \"METHOD /path\" or requests: unsafe: [...] in .satori.yml")
     for label, sent, checked, enabled in (found.unexercised if (found := coverage_of(result)) else ()):
-        out.append(f"NO ORACLE EXERCISED {label}: {sent} sent, {checked} checked, {enabled} oracle(s) met no value\n")
+        out.append(f"NO ORACLE EXERCISED {label}: {sent} sent, {checked} checked, {enabled} oracle(s) met no value")
     for note in result.notes:
-        out.append(f"note: {note}\n")
+        out.append(f"note: {note}")
     for problem in (result.auth_failure, result.nothing_checked):
         if problem:
-            out.append(f"error: {problem}\n")
-    out.append(summary_line(result, seconds=result.runner != "verify") + "\n")
-    return "".join(out)
+            out.append(f"error: {problem}")
+    out.append(summary_line(result, seconds=result.runner != "verify"))
+    return "".join(visible(line) + "\n" for line in out)
 
 
 def run_json(result: RunResult, extra: dict[str, Any] | None = None) -> str:

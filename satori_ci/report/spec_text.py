@@ -1,4 +1,7 @@
-"""Field lists and field diffs as JSON Lines, JSON and plain text (pure rendering)."""
+"""Field lists and field diffs as JSON Lines, JSON and plain text (pure rendering).
+
+In the plain text every value from the spec is `escape.visible`: one line, no control character.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from satori_ci.report.escape import visible
 from satori_ci.spec.diff import FieldDiff
 from satori_ci.spec.model import ResponseField
 
@@ -43,7 +47,8 @@ def fields_table(fields: list[ResponseField], line_of: LineOf) -> str:
         facts = ", ".join(f"{k}={_short(v)}" for k, v in f.facts.as_dict().items() if k != "items_type")
         line = line_of(f)
         where = f"{f.location.file}:{line}" if line else f.location.file
-        rows.append((str(f.operation), f.field or "(body)", _type_label(f), facts + _notes(f), where))
+        row = (str(f.operation), f.field or "(body)", _type_label(f), facts + _notes(f), where)
+        rows.append((visible(row[0]), visible(row[1]), visible(row[2]), visible(row[3]), visible(row[4])))
     widths = [min(max(len(r[i]) for r in rows), cap) for i, cap in enumerate((40, 48, 14, 60, 40))]
     lines = []
     for row in rows:
@@ -101,4 +106,4 @@ def diff_text(diff: FieldDiff) -> str:
         lines.append(f"~ {ch.head.operation} {ch.head.field or '(body)'}: {'; '.join(ch.changes)}")
     for m in diff.moved:
         lines.append(f"> {m.base.operation} {m.base.field} -> {m.head.operation} {m.head.field}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"

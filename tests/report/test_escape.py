@@ -138,3 +138,12 @@ def test_a_cut_never_leaves_part_of_a_secret() -> None:
             out = render("x" * 290 + secret, 300)
             assert "staging" not in out and "***" in out.replace("\\", "")  # text escapes the stars
         assert secret not in esc.fenced(f"a\n{secret}\n") and secret not in esc.command_data(secret)
+
+
+def test_visible_leaves_printable_text_as_it_is_and_changes_no_printable_character() -> None:
+    """Its fast path (`str.isprintable`) is exact: every character its patterns change is unprintable to Python."""
+    changed = [c for c in map(chr, range(0x110000)) if esc._NEWLINES.match(c) or esc._CONTROLS.match(c) or c == "\t"]
+    assert "\x1b" in changed and "\u2028" in changed and "\t" in changed and "\u202e" in changed
+    assert not any(c.isprintable() for c in changed)
+    assert all(esc.visible(c) != c for c in changed)
+    assert esc.visible("plain · text ✓") == "plain · text ✓"
