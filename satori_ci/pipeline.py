@@ -61,7 +61,7 @@ from satori_ci.spec import OperationKey, ResponseField, Spec, SpecError, SpecErr
 from satori_ci.spec.diff import FieldDiff
 from satori_ci.spec.model import FieldFacts, SourceLocation
 from satori_ci.spec.source import DEFAULT_MAX_BYTES as SPEC_MAX_BYTES
-from satori_ci.spec.source import open_source
+from satori_ci.spec.source import SourceReader, open_source
 
 
 @dataclass(frozen=True)
@@ -421,11 +421,74 @@ def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
 # -- shards ----------------------------------------------------------------------------------------------------
 
 
+MAX_BOUND_FILES = 10_000
+"""The documents of one spec that a binding names, at most (the merge reads no more of them)."""
+
+
+@dataclass(frozen=True)
+class SpecBinding:
+    """What one spec of a partial report is bound to, as a job reads its own checkout: the shard writes it, the
+    merge computes it again (never takes it from a report) and refuses a report whose binding differs."""
+
+    spec: str
+    """The spec's repository path (the config's, or the one `--head` names)."""
+    files: tuple[tuple[str, str | None], ...]
+    """(path under the spec's root, sha256 of its bytes; None: it cannot be read) of every document the spec was
+    read from, the entry first (remote documents left out: the merge fetches nothing)."""
+    oracle_file: str
+    """Where the job reads and writes the oracle file (the observation store is next to it)."""
+    oracle: str | None
+    """sha256 of the oracle file's bytes; None: there is none."""
+    store: str | None
+    """sha256 of the observation store's bytes; None: there is none."""
+
+
+def _file_sha(path: str) -> str | None:
+    """sha256 of a regular file's bytes (read in chunks); None when there is no such file."""
+    if not os.path.isfile(path):  # no such file (and never a pipe or a device, which a read would wait on)
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise OracleFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _document_sha(reader: SourceReader, name: str) -> str | None:
+    """sha256 of a document under the reader's root; None for a name that is not a plain relative path there
+    (`..`, absolute, `.git/`) or a document that cannot be read."""
+    if reader.join("", name) != name or name.split("/", 1)[0] == ".git":
+        return None
+    try:
+        if reader.rev is not None:
+            return hashlib.sha256(reader.read(name)).hexdigest()
+        return _file_sha(reader.confined(name))
+    except (SpecError, OracleFileError):
+        return None
+
+
+def bind_spec(head: str, spec: str, oracle_file: Path, files: Sequence[str] = ()) -> SpecBinding:
+    """The binding of one spec as this job reads it: its entry document (`head`: a file or `REV:path`) and the
+    other documents `files` names (the ones it was read from; in a merge, the ones a report names), the oracle
+    file at `oracle_file` and the store next to it. Reads, never raises for a file that is missing."""
+    try:
+        reader = open_source(head)
+    except SpecError:
+        documents: tuple[tuple[str, str | None], ...] = ((head, None),)
+    else:
+        names = [n for n in dict.fromkeys(files) if n != reader.entry and not n.startswith(("http://", "https://"))]
+        documents = tuple((n, _document_sha(reader, n)) for n in [reader.entry, *names[:MAX_BOUND_FILES]])
+    return SpecBinding(spec, documents, oracle_file.as_posix(), _file_sha(str(oracle_file)),
+                       _file_sha(str(store_file_of(oracle_file))))
+
+
 @dataclass(frozen=True)
 class ShardSpec:
     """One spec's part of a sharded check (`check_shard`): the frame (the same in every shard), the order of a run
-    of the whole collection, this shard's part of the run, and what `conclude` needs of the spec for the
-    fields that part observed."""
+    of the whole collection, this shard's part of the run, what `conclude` needs of the spec for the fields that
+    part observed, and what the part is bound to."""
 
     frame: CheckFrame
     order: RunOrder | None = None
@@ -440,6 +503,8 @@ class ShardSpec:
     inputs: str = ""
     """A digest of what the run sends and how (requests, chain seeds, staging origin, header names, runner,
     bounds): shards that would send different things do not merge."""
+    binding: SpecBinding | None = None
+    """The spec's files, oracle file and store as this shard read them (`bind_spec`)."""
 
 
 def _scrubbed(store: ObservationStore | None, secret: Callable[[str], bool]) -> ObservationStore | None:
@@ -483,8 +548,10 @@ def check_shard(target: SpecTarget, options: CheckOptions, shard: Shard) -> Shar
     ShardError when the plan cannot be split (opted-in writes, a team collection)."""
     prepared = prepare(target, options)
     frame, head = prepared.frame, prepared.head
+    documents = head.documents.files if head is not None and head.documents is not None else ()
+    binding = bind_spec(target.head, target.settings.path, target.oracle_file, documents)
     if frame.final or head is None:
-        return ShardSpec(frame)
+        return ShardSpec(frame, binding=binding)
     frame = replace(frame, stored=_scrubbed(frame.stored, secret_value))
     order, part, inputs = None, None, ""
     if target.staging_url:
@@ -510,4 +577,4 @@ def check_shard(target: SpecTarget, options: CheckOptions, shard: Shard) -> Shar
     wanted = wanted_locations(frame.check.field_diff, diff_oracle_files(frame.previous, inferred), part)
     wanted |= {e.key for e in inferred.entries if any(o.source == OBSERVED for o in e.oracles)}
     wanted |= _observed_keys(frame.stored) | _observed_keys(part.observed if part else None)
-    return ShardSpec(frame, order, part, mine, tuple(located(head, wanted)), inputs)
+    return ShardSpec(frame, order, part, mine, tuple(located(head, wanted)), inputs, binding)

@@ -13,7 +13,7 @@ from satori_ci.exit_codes import ExitCode
 from satori_ci.observe.store import ObservationStore, OperationObservations
 from satori_ci.observe.summary import FieldObservations, NumberStats, StringStats
 from satori_ci.oracles.kinds import OracleKind
-from satori_ci.pipeline import CheckFrame, ShardSpec
+from satori_ci.pipeline import CheckFrame, ShardSpec, SpecBinding
 from satori_ci.plan.shards import Shard
 from satori_ci.report.codec import CodecError, decode, encode
 from satori_ci.report.json_report import report_json
@@ -21,14 +21,30 @@ from satori_ci.report.markdown import render_comment
 from satori_ci.report.model import CheckReport, FailOn, FieldLocation, SpecCheck
 from satori_ci.run.shards import RunOrder
 from satori_ci.shards import (
+    MAX_REPORT_BYTES,
+    MAX_REPORT_VALUES,
+    Expected,
+    RunBinding,
     ShardReport,
     ShardReportError,
     merge_shards,
     read_shard_report,
+    read_shard_report_bytes,
     shard_report_text,
 )
 from satori_ci.spec.model import FieldFacts
-from tests.report.factory import HOSTILE, SEARCH, field_diff, oracle, oracle_diff, run, spec_check, violation
+from tests.report.factory import (
+    HOSTILE,
+    ORACLE_FILE,
+    SEARCH,
+    SPEC,
+    field_diff,
+    oracle,
+    oracle_diff,
+    run,
+    spec_check,
+    violation,
+)
 
 
 def _round_trip(value: Any) -> Any:
@@ -86,16 +102,22 @@ def test_deep_nesting_is_an_error_not_a_crash() -> None:
         decode(FieldFacts, {"example": deep})
 
 
-def _report(index: int, count: int, **changes: Any) -> tuple[str, ShardReport]:
+RUN = RunBinding("a" * 40, "b" * 40, "c" * 64)
+BOUND = SpecBinding(SPEC, ((SPEC, "d" * 64), ("api/schemas.yaml", "e" * 64)), ORACLE_FILE, "f" * 64, None)
+EXPECTED = Expected(RUN, (BOUND,))
+
+
+def _report(index: int, count: int, binding: SpecBinding = BOUND, run_binding: RunBinding = RUN,
+            **changes: Any) -> tuple[str, ShardReport]:
     check = spec_check(run_result=run(requests=0, checked=0))
-    part = ShardSpec(CheckFrame(check, final=True), RunOrder((), (), ()), None)
-    text = shard_report_text(ShardReport(Shard(index, count), (part,), **changes))
+    part = ShardSpec(CheckFrame(check, final=True), RunOrder((), (), ()), None, binding=binding)
+    text = shard_report_text(ShardReport(Shard(index, count), (part,), binding=run_binding, **changes))
     return f"shard-{index}.json", read_shard_report(text, f"shard-{index}.json")
 
 
 def test_the_set_of_shards_is_checked_before_anything_is_merged() -> None:
     complete = [_report(i, 3) for i in (2, 3, 1)]
-    merged = merge_shards(complete, FailOn.VIOLATIONS)
+    merged = merge_shards(complete, FailOn.VIOLATIONS, EXPECTED)
     assert len(merged.report.specs) == 1
     cases = [
         ([_report(1, 3), _report(3, 3)], ExitCode.INFRASTRUCTURE, "missing shard 2/3 of 3"),
@@ -108,7 +130,7 @@ def test_the_set_of_shards_is_checked_before_anything_is_merged() -> None:
     ]
     for reports, code, said in cases:
         with pytest.raises(ShardReportError) as found:
-            merge_shards(reports, FailOn.VIOLATIONS)
+            merge_shards(reports, FailOn.VIOLATIONS, EXPECTED)
         assert found.value.code == code and said in str(found.value) and "\n" not in str(found.value)
 
 
@@ -116,21 +138,63 @@ def test_reports_of_another_check_do_not_merge() -> None:
     name, other = _report(2, 3)
     changed = replace(other, specs=tuple(replace(s, check="0" * 64) for s in other.specs))
     with pytest.raises(ShardReportError) as found:
-        merge_shards([_report(1, 3), (name, changed), _report(3, 3)], FailOn.VIOLATIONS)
+        merge_shards([_report(1, 3), (name, changed), _report(3, 3)], FailOn.VIOLATIONS, EXPECTED)
     assert found.value.code == ExitCode.INPUT_ERROR
     assert "shard(s) 2/3 checked something else than shard(s) 1/3, 3/3" in str(found.value)
 
 
 def test_the_report_is_redacted_and_reads_back() -> None:
     check = spec_check(notices=("token s3cr3t-value here",))
-    part = ShardSpec(CheckFrame(check, final=True))
+    part = ShardSpec(CheckFrame(check, final=True), binding=BOUND)
 
     def redact(data: Any) -> Any:
         return json.loads(json.dumps(data).replace("s3cr3t-value", "***"))
 
-    text = shard_report_text(ShardReport(Shard(1, 1), (part,)), redact)
+    report = ShardReport(Shard(1, 1), (part,), binding=RUN)
+    text = shard_report_text(report, redact)
     assert "s3cr3t-value" not in text
     read = read_shard_report(text, "r.json")
     common = read.specs[0].common
     assert common is not None and common.frame.check.notices == ("token *** here",)
-    assert shard_report_text(ShardReport(Shard(1, 1), (part,)), redact) == text, "the same bytes every time"
+    assert (read.binding, read.specs[0].binding) == (RUN, BOUND)
+    assert shard_report_text(report, redact) == text, "the same bytes every time"
+
+
+@pytest.mark.parametrize(("changes", "said"), [
+    ({"run_binding": replace(RUN, commit="9" * 40)}, "for commit 999999999999, and this job checks aaaaaaaaaaaa"),
+    ({"run_binding": replace(RUN, base=None)}, "against base commit none"),
+    ({"run_binding": replace(RUN, config="0" * 64)}, "under another config"),
+    ({"binding": replace(BOUND, files=((SPEC, "0" * 64), *BOUND.files[1:]))}, f"when {SPEC} was not as this job"),
+    ({"binding": replace(BOUND, files=BOUND.files[:1])}, f"when {SPEC} was not as this job"),
+    ({"binding": replace(BOUND, files=(BOUND.files[0], ("api/schemas.yaml", None)))}, "(api/schemas.yaml differs)"),
+    ({"binding": replace(BOUND, oracle=None)}, f"when the oracle file {ORACLE_FILE} was not"),
+    ({"binding": replace(BOUND, store="0" * 64)}, "when the observation store"),
+    ({"binding": replace(BOUND, oracle_file=".git/config")}, "the same oracles-dir"),
+])
+def test_a_report_bound_to_another_check_than_this_jobs_is_refused(changes: dict[str, Any], said: str) -> None:
+    """Each shard, not only shard 1: a genuine report of another commit, config or checkout does not merge."""
+    for odd in (1, 2):
+        reports = [_report(i, 2, **(changes if i == odd else {})) for i in (1, 2)]
+        with pytest.raises(ShardReportError) as found:
+            merge_shards(reports, FailOn.VIOLATIONS, EXPECTED)
+        assert found.value.code == ExitCode.INPUT_ERROR and "\n" not in str(found.value)
+        assert f"shard-{odd}.json: shard {odd}/2 was written" in str(found.value) and said in str(found.value)
+
+
+def test_the_reports_must_check_the_specs_this_job_checks() -> None:
+    reports = [_report(i, 2) for i in (1, 2)]
+    for specs in ((), (BOUND, replace(BOUND, spec="api/other.yaml")), (replace(BOUND, spec="README.md"),)):
+        with pytest.raises(ShardReportError) as found:
+            merge_shards(reports, FailOn.VIOLATIONS, Expected(RUN, specs))
+        assert found.value.code == ExitCode.INPUT_ERROR
+        assert f"the shard reports check {SPEC}, and this job checks" in str(found.value)
+
+
+def test_a_report_is_refused_by_its_size_and_its_number_of_values_before_it_is_parsed() -> None:
+    for data, said in ((b" " * (MAX_REPORT_BYTES + 1), "larger than 96 MiB"),
+                       (b"[" + b"[]," * MAX_REPORT_VALUES + b"[]]", "JSON values")):
+        with pytest.raises(ShardReportError) as found:
+            read_shard_report_bytes(data, "r.json")
+        assert found.value.code == ExitCode.INPUT_ERROR and said in str(found.value)
+    with pytest.raises(ShardReportError, match="not UTF-8"):
+        read_shard_report_bytes(b'{"format": "\xff"}', "r.json")

@@ -6,21 +6,30 @@ missing, failed, duplicated, mismatched and edited shards with one line."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
 import shutil
 import subprocess
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from satori_ci.cli import main
+from satori_ci.cli.infer_commands import default_oracle_path
 from satori_ci.demo import DemoBookshop, example_specs
 from satori_ci.demo_staging import StagingServer
+from satori_ci.pipeline import store_file_of
 from satori_ci.plan import PlanSettings, plan_requests
 from satori_ci.plan.shards import Shard, slice_plan
+from satori_ci.shards import MAX_REPORT_BYTES
 from satori_ci.spec import load_spec
+from tests.forged_reports import forge
 from tests.servers.resources_app import SPEC_PATH, ResourcesApp
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CONFIG = """\
 specs:
@@ -141,8 +150,9 @@ def test_a_pull_request_with_a_base_revision_merges_into_the_same_report(
         for index in range(1, 4):
             assert main([*argv, "--shard", f"{index}/3", "--shard-report", str(tmp_path / f"{index}.json")]) == 0
     names = [str(tmp_path / f"{index}.json") for index in range(1, 4)]
-    merged_code, merged_json, _ = _run(["merge", *names, "--json", "--no-write"], capsys)
-    _, merged_text, _ = _run(["merge", str(tmp_path), "--no-write"], capsys)  # a folder of reports
+    merge = ["merge", "--head", "api/openapi.yaml", "--no-write"]  # no config: the spec the shards were given
+    merged_code, merged_json, _ = _run([*merge, *names, "--json"], capsys)
+    _, merged_text, _ = _run([*merge, str(tmp_path)], capsys)  # a folder of reports
     assert merged_code == code == 1
     assert _timeless(merged_json) == _timeless(whole)
     assert _timeless(merged_text) == _timeless(whole_text)
@@ -203,12 +213,12 @@ def test_a_report_edited_after_it_was_written_or_not_a_report_is_refused(
     _, files = reports
     edited = tmp_path / "edited.json"
     text = files[0].read_text()
-    assert text.count(".satori/api.openapi.oracles.yaml") == 1  # in the frame: the oracle file to write
+    assert text.count(".satori/api.openapi.oracles.yaml") == 2  # in the frame and in the binding
     edited.write_text(text.replace(".satori/api.openapi.oracles.yaml", "../../outside.oracles.yaml"))
     code, _, err = _run(["merge", str(edited), *map(str, files[1:]), "--no-write"], capsys)
     assert code == 2 and "does not match its digest" in _error_line(err)
     for text, said in (("{}", "not a satori-ci shard report"), ("[1, 2", "not JSON"),
-                       (files[0].read_text().replace('"version":1', '"version":9'), "version")):
+                       (files[0].read_text().replace('"version":2', '"version":9'), "version")):
         bad = tmp_path / "bad.json"
         bad.write_text(text)
         code, _, err = _run(["merge", str(bad), "--no-write"], capsys)
@@ -255,3 +265,171 @@ def test_what_cannot_be_sharded_and_usage_mistakes_are_one_line(reports: tuple[P
     assert not (repo / "x.json").exists()
     code, _, err = _run(["merge", str(tmp_path / "nowhere"), "--no-write"], capsys)
     assert code == 2 and "no such file or folder" in _error_line(err)
+
+
+# -- what a report cannot make the merge do (reports come through artifacts: untrusted) ----------------------------
+
+
+def _snapshot(repo: Path) -> dict[str, bytes]:
+    return {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted(repo.rglob("*")) if p.is_file()}
+
+
+ESCAPES = {  # where a forged report puts the oracle file (the store goes next to it)
+    "git-config": ".git/config",
+    "git-head": ".git/HEAD",
+    "readme": "README.md",
+    "the-spec": "api/openapi.yaml",
+    "dotdot": "../outside.oracles.yaml",
+    "absolute": "{outside}/absolute.oracles.yaml",
+}
+
+
+@pytest.mark.parametrize("target", sorted(ESCAPES))
+def test_a_forged_report_cannot_make_the_merge_write_where_it_says(
+        target: str, reports: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    repo, files = reports
+    copy = tmp_path / "repo"
+    shutil.copytree(repo, copy, symlinks=True)
+    (copy / "README.md").write_text("the project's own readme\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = ESCAPES[target].format(outside=outside.as_posix())
+    forged = forge(files, tmp_path / "forged", lambda text: text.replace(ORACLES, path).replace(STORE, path))
+    monkeypatch.chdir(copy)
+    before = _snapshot(copy)
+    code, out, err = _run(["merge", *map(str, forged)], capsys)
+    assert code == 2 and out == "", err
+    assert "Traceback" not in err and _error_line(err)
+    assert _snapshot(copy) == before, "nothing is written"
+    assert not (tmp_path / "outside.oracles.yaml").exists() and not any(outside.iterdir())
+
+
+@pytest.mark.parametrize("spec", ["README.md", "../outside.yaml", "/etc/openapi.yaml", "api/other.yaml"])
+def test_a_forged_report_of_a_spec_this_merge_does_not_check_is_refused(
+        spec: str, reports: tuple[Path, list[Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The report names another spec, and puts its oracle file where `.satori` would have it: the merge writes
+    only the oracle files of the specs it checks (the config's, or --head)."""
+    repo, files = reports
+    copy = tmp_path / "repo"
+    shutil.copytree(repo, copy, symlinks=True)
+    (copy / "README.md").write_text("the project's own readme\n")
+    (copy / "api" / "other.yaml").write_text((copy / "api" / "openapi.yaml").read_text())
+    monkeypatch.chdir(copy)
+    oracles = default_oracle_path(spec).as_posix()
+    forged = forge(files, tmp_path / "forged", lambda text: text.replace(ORACLES, oracles).replace(
+        STORE, store_file_of(Path(oracles)).as_posix()).replace('"api/openapi.yaml"', json.dumps(spec)))
+    before = _snapshot(copy)
+    code, out, err = _run(["merge", *map(str, forged)], capsys)
+    assert code == 2 and out == "", err
+    assert spec in _error_line(err)
+    assert _snapshot(copy) == before
+    code, _, err = _run(["merge", *map(str, files)], capsys)  # the genuine reports still merge
+    assert code == 1, err
+    assert sorted(set(_snapshot(copy)) - set(before)) == sorted([ORACLES, STORE])
+
+
+def test_a_genuine_report_of_another_commit_or_checkout_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The bookshop: v1 is clean against staging, v2 is not. The reports of v1's shards, genuine, do not make v2
+    clean; nor do reports written before the spec, the oracle file or the config changed."""
+    v1, v2 = example_specs()
+    repo = tmp_path / "repo"
+    (repo / "api").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "t@example.invalid")
+    _git(repo, "config", "user.name", "t")
+    shutil.copy(v1, repo / "api" / "openapi.yaml")
+    (repo / ".satori.yml").write_text("specs:\n  - path: api/openapi.yaml\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "v1")
+    monkeypatch.chdir(repo)
+    with StagingServer() as server:
+        DemoBookshop(server)
+        argv = ["check", "--head", "api/openapi.yaml", "--staging-url", server.base_url, "--runner", "native",
+                "--quiet"]
+
+        def shards(name: str) -> list[str]:
+            out = []
+            for index in range(1, 4):
+                report = tmp_path / name / f"shard-{index}.json"
+                assert main([*argv, "--shard", f"{index}/3", "--shard-report", str(report)]) == 0
+                out.append(str(report))
+            return out
+
+        clean = shards("v1")
+        assert _run(["merge", *clean, "--no-write"], capsys)[0] == 0, "v1 is clean"
+        shutil.copy(v2, repo / "api" / "openapi.yaml")
+        _git(repo, "commit", "-q", "-am", "v2")
+        failing = shards("v2")
+    assert _run(["merge", *failing, "--no-write"], capsys)[0] == 1, "v2 is not"
+    code, out, err = _run(["merge", *clean, "--no-write"], capsys)
+    assert (code, out) == (2, ""), out
+    assert "commit" in _error_line(err)
+    code, out, err = _run(["merge", failing[0], clean[1], failing[2], "--no-write"], capsys)
+    assert (code, out) == (2, ""), out
+    spec = repo / "api" / "openapi.yaml"
+    oracles = repo / ORACLES
+    config = repo / ".satori.yml"
+    changes = [  # the checkout changed after the shards ran, not committed: the spec, the oracle file, the config
+        (spec, spec.read_text() + "\n# edited\n", "api/openapi.yaml"),
+        (oracles, "version: 1\n", ORACLES),
+        (config, config.read_text() + "fail_on: violations\n", "config"),
+    ]
+    for path, text, said in changes:
+        kept = path.read_text() if path.exists() else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        code, out, err = _run(["merge", *failing, "--no-write"], capsys)
+        assert (code, out) == (2, ""), out
+        assert said in _error_line(err)
+        if kept is None:
+            path.unlink()
+        else:
+            path.write_text(kept)
+    assert _run(["merge", *failing, "--no-write"], capsys)[0] == 1
+
+
+def _memory_limit(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return apply
+
+
+MEMORY_LIMIT = 512 * 1024 * 1024
+"""The address space of the merge process in these tests: the interpreter and satori-ci take about 150 MB."""
+
+
+@pytest.mark.parametrize("size", [450 * 1024 * 1024, MAX_REPORT_BYTES + 1])
+def test_an_oversized_report_is_refused_before_it_is_read(size: int, tmp_path: Path) -> None:
+    big = tmp_path / "shard-1.json"
+    with big.open("wb") as handle:  # sparse: no disk, but every byte would be read
+        handle.write(b'{"format": "satori-ci shard report", "specs": [')
+        handle.truncate(size)
+    proc = subprocess.run([sys.executable, "-m", "satori_ci", "merge", str(big), "--no-write"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False,
+                          preexec_fn=_memory_limit(MEMORY_LIMIT),
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2, proc.stderr
+    line = _error_line(proc.stderr)
+    assert "MiB" in line and "shard-1.json" in line
+    assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
+
+
+def test_a_report_of_more_values_than_a_real_one_holds_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    """Empty arrays take 24 bytes of memory per byte of JSON: a report under the size cap still may not hold more
+    values than the partial report of a spec far larger than GitHub's."""
+    from satori_ci.shards import MAX_REPORT_VALUES
+
+    bomb = tmp_path / "shard-1.json"
+    count = MAX_REPORT_VALUES + 1000
+    bomb.write_text('{"format": "satori-ci shard report", "specs": [' + "[]," * count + "[]]}")
+    assert bomb.stat().st_size < MAX_REPORT_BYTES
+    proc = subprocess.run([sys.executable, "-m", "satori_ci", "merge", str(bomb), "--no-write"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, check=False,
+                          preexec_fn=_memory_limit(MEMORY_LIMIT),
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2, proc.stderr
+    assert "values" in _error_line(proc.stderr) and "MemoryError" not in proc.stderr
