@@ -27,8 +27,10 @@ comment saying the check could not run (on a pull request with a token) and an `
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Mapping
@@ -43,15 +45,25 @@ from satori_ci.config import ConfigError, ProjectConfig, SpecConfig, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.github.comments import StickyCommenter
 from satori_ci.github.context import ActionContext
-from satori_ci.github.errors import ActionConfigError
+from satori_ci.github.errors import ActionConfigError, GitHubUnavailable
 from satori_ci.github.inputs import Backend, CommentMode, input_value
 from satori_ci.github.outputs import append_outputs, append_summary, endgroup, error, group, mask_lines, notice, warning
+from satori_ci.github.pulls import fetch_pull
 from satori_ci.github.specs import select_specs
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.observe.store import dump_store
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import CheckOptions, ShardSpec, SpecOutcome, SpecTarget, check_shard, check_spec, store_file_of
+from satori_ci.pipeline import (
+    CheckOptions,
+    ShardSpec,
+    SpecOutcome,
+    SpecTarget,
+    bind_spec,
+    check_shard,
+    check_spec,
+    store_file_of,
+)
 from satori_ci.plan.shards import Shard
 from satori_ci.postman.team import TeamCollection, TeamCollectionError
 from satori_ci.redaction import (
@@ -63,6 +75,7 @@ from satori_ci.redaction import (
     redact,
     unredacted,
     url_secrets,
+    write_line,
 )
 from satori_ci.report import escape as esc
 from satori_ci.report.annotations import render_annotations
@@ -71,7 +84,16 @@ from satori_ci.report.markdown import marker_for, render_comment, render_resolve
 from satori_ci.report.model import CheckReport, SpecCheck
 from satori_ci.report.summary import render_summary
 from satori_ci.run.errors import RunError
-from satori_ci.shards import ShardReport, ShardReportError, merge_shards, shard_report_text
+from satori_ci.shards import (
+    Expected,
+    RunBinding,
+    ShardReport,
+    ShardReportError,
+    config_digest,
+    files_named,
+    merge_shards,
+    shard_report_text,
+)
 
 RUNNERS = ("auto", "newman", "native")
 RUN_MARKER = "<!-- satori-ci:run -->"
@@ -88,8 +110,9 @@ class Progress:
 
 
 def say(line: str) -> None:
-    """Print one line of the log, redacted (standard output is also redacted as a whole under `main`)."""
-    print(redact(line), flush=True)
+    """Print one line of ours, redacted, a workflow command included: the one way a line of the log starts with
+    `::` (anything else printed is made `redaction.log_safe`)."""
+    write_line(line)
 
 
 def _feed(*secrets: str | None) -> None:
@@ -150,15 +173,31 @@ def _options(ctx: ActionContext) -> CheckOptions:
     runner = input_value(os.environ, "runner") or "auto"
     if runner not in RUNNERS:
         raise ActionConfigError(f"input 'runner' must be one of {', '.join(RUNNERS)}, not {runner!r}")
-    return CheckOptions(backend=backend.value, llm=llm, runner=runner, environ=dict(os.environ))
+    return CheckOptions(backend=backend.value, llm=llm, runner=runner, timeout_s=ctx.inputs.timeout_s,
+                        environ=dict(os.environ))
 
 
 def trusted_config(ctx: ActionContext, head: ProjectConfig) -> ProjectConfig:
     """The config that decides where requests and secrets go: the base commit's on a pull request (the head's
-    is the proposal of whoever opened it), the checked-out one on push and dispatch."""
-    if ctx.is_pull_request and ctx.base_sha:
+    is the proposal of whoever opened it; the base is GitHub's, see `_verified`), the checked-out one on push
+    and dispatch."""
+    if ctx.claim is not None:
+        raise RuntimeError("the workflow_run's pull request was not checked against GitHub before reading a config")
+    if ctx.is_pull_request or ctx.is_fork:
+        if not ctx.base_sha:
+            raise ActionConfigError("the pull request's base commit is not known, so there is no trusted config to "
+                                    "read: nothing was checked")
         return load_config_at(ctx.base_sha, ctx.inputs.config)
     return head
+
+
+def _verified(ctx: ActionContext) -> ActionContext:
+    """On `workflow_run`: the pull request and its base from GitHub's API, the event's and the inputs' claims
+    checked against it (the inputs may come from an artifact a fork wrote); other events: as they are."""
+    if ctx.claim is None:
+        return ctx
+    token = ctx.inputs.github_token or ""
+    return ctx.verified(lambda number: fetch_pull(ctx.api_url, token, ctx.repository, number))
 
 
 def oracles_dir(ctx: ActionContext, trusted: ProjectConfig) -> str:
@@ -335,9 +374,9 @@ def run_shard(ctx: ActionContext, shard: Shard) -> int:
     specs = select_specs(ctx.workspace, ctx.inputs.specs, tuple(s.path for s in config.specs), ctx.base_sha,
                          ctx.head_sha)
     parts: list[ShardSpec] = []
+    trusted = trusted_config(ctx, config)
     if specs:
         options = _options(ctx)
-        trusted = trusted_config(ctx, config)
         for target in _targets(ctx, config, trusted, specs):
             part = check_shard(target, options, shard)
             notice_text = _trust_notice(trusted, config, target)
@@ -346,7 +385,7 @@ def run_shard(ctx: ActionContext, shard: Shard) -> int:
                 part = replace(part, frame=replace(part.frame, check=replace(
                     check, notices=(*check.notices, notice_text))))
             parts.append(part)
-    path = _write_shard_report(ctx, ShardReport(shard, tuple(parts)))
+    path = _write_shard_report(ctx, ShardReport(shard, tuple(parts), binding=_run_binding(ctx, trusted)))
     sent = sum(p.run.requests for p in parts if p.run is not None)
     say(f"satori-ci: shard {shard}: {len(parts)} spec(s), {sent} request(s) of this shard's operations checked; "
         f"partial report {path} (the job with `merge:` gives the verdict)")
@@ -358,7 +397,7 @@ def _shard_main(ctx: ActionContext, shard: Shard) -> int:
     try:
         return run_shard(ctx, shard)
     except KeyboardInterrupt:
-        return ExitCode.INTERRUPTED
+        return cancelled(ctx)
     except Exception as exc:
         code, message = classify(exc)
         if isinstance(exc, ActionConfigError):
@@ -376,27 +415,42 @@ def _shard_main(ctx: ActionContext, shard: Shard) -> int:
         return int(code)
 
 
+def _run_binding(ctx: ActionContext, trusted: ProjectConfig) -> RunBinding:
+    """What a shard's report is bound to besides its specs: the commit checked (the pull request's head, else
+    `GITHUB_SHA`), the base commit, and the trusted config."""
+    return RunBinding(ctx.head_sha or ctx.sha, ctx.base_sha, config_digest(trusted))
+
+
 def run_merge(ctx: ActionContext, progress: Progress) -> int:
-    """Merge the shards' partial reports and report as an unsharded run would (no request is sent)."""
+    """Merge the shards' partial reports and report as an unsharded run would (no request is sent). The reports
+    must be of the check this job would make (its commit, trusted config, specs and their files, oracle files and
+    stores, computed here); the oracle files and stores go where this job puts them, never where a report says."""
     files = report_files(ctx.inputs.merge, action=True)
     if not files:
         raise ShardReportError(ExitCode.INFRASTRUCTURE, f"no shard report (*.json) in {', '.join(ctx.inputs.merge)}: "
                                "did every shard job upload its report, and this job download them?")
+    config = load_config(ctx.inputs.config)
+    trusted = trusted_config(ctx, config)
+    specs = select_specs(ctx.workspace, ctx.inputs.specs, tuple(s.path for s in config.specs), ctx.base_sha,
+                         ctx.head_sha)
+    progress.specs = list(specs)
+    folder = oracles_dir(ctx, trusted)
+    oracle_files = [default_oracle_path(spec, folder) for spec in specs]
+    for oracle_file in oracle_files:  # before anything is read
+        ensure_inside_workspace(oracle_file)
+        ensure_inside_workspace(store_file_of(oracle_file))
     reports = read_shard_reports(files)
-    progress.specs = list(dict.fromkeys(s.common.frame.check.spec for _, r in reports for s in r.specs
-                                        if s.common is not None))
-    merged = merge_shards(reports, ctx.inputs.fail_on)
+    named = files_named(reports)
+    bindings = []
+    for spec, oracle_file in zip(specs, oracle_files, strict=True):
+        name = config.for_spec(spec).path
+        bindings.append(bind_spec(spec, name, oracle_file, named.get(name, ())))
+    merged = merge_shards(reports, ctx.inputs.fail_on, Expected(_run_binding(ctx, trusted), tuple(bindings)))
     if not merged.outcomes:
         return _no_spec(ctx)
-    folder = oracles_dir(ctx, trusted_config(ctx, load_config(ctx.inputs.config)))
-    for outcome in merged.outcomes:  # where the oracle files go is this job's to say, not the reports'
-        expected = default_oracle_path(outcome.check.spec, folder)
-        if Path(outcome.check.oracle_file) != expected:
-            raise ActionConfigError(f"the shard reports put the oracle file of {outcome.check.spec} at "
-                                    f"{outcome.check.oracle_file}, not at {expected.as_posix()}: give the shard "
-                                    "jobs and this one the same oracles-dir")
-        ensure_inside_workspace(expected)
-    return _report(ctx, list(merged.outcomes))
+    outcomes = [replace(outcome, check=replace(outcome.check, oracle_file=str(oracle_file)))  # this job's path
+                for outcome, oracle_file in zip(merged.outcomes, oracle_files, strict=True)]
+    return _report(ctx, outcomes)
 
 
 def _outputs(ctx: ActionContext, values: dict[str, str]) -> None:
@@ -465,10 +519,33 @@ def _debugging() -> bool:
     return os.environ.get("RUNNER_DEBUG") == "1" or bool(os.environ.get("SATORI_DEBUG"))
 
 
+def cancelled(ctx: ActionContext | None) -> int:
+    """A run stopped by SIGINT or SIGTERM (a cancelled workflow run): one line and the job summary say so, exit
+    130. No comment: a newer run is on its way (`cancel-in-progress`), and the sticky comment is its to write."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)  # saying so is not cut short
+    say(warning("cancelled (SIGINT or SIGTERM): the check stopped before it reported; nothing was commented",
+                title="satori-ci"))
+    summary = ctx.summary_path if ctx is not None else _path(os.environ.get("GITHUB_STEP_SUMMARY"))
+    if summary is not None:
+        with contextlib.suppress(OSError):
+            append_summary(summary, "## ⏹️ satori-ci: cancelled\n\nThe check was cancelled (SIGINT or SIGTERM) "
+                                    "before it reported.\n\nexit code 130\n")
+    return ExitCode.INTERRUPTED
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _terminate_as_interrupt)  # a cancelled job stops as Ctrl-C does, cleaning up
     with installed():
         _feed(*raw_input_secrets(os.environ))
-        return _main(Progress())
+        try:
+            return _main(Progress())
+        except KeyboardInterrupt:
+            return cancelled(None)
 
 
 def _main(progress: Progress) -> int:
@@ -476,6 +553,15 @@ def _main(progress: Progress) -> int:
         ctx = ActionContext.from_env(os.environ)
     except ActionConfigError as exc:
         return stopped(None, progress, ExitCode.INPUT_ERROR, str(exc))
+    try:
+        ctx = _verified(ctx)
+    except ActionConfigError as exc:  # not verified: ctx has no pull request, so nothing is posted
+        return stopped(ctx, progress, ExitCode.INPUT_ERROR, str(exc))
+    except GitHubUnavailable as exc:
+        return stopped(ctx, progress, ExitCode.INFRASTRUCTURE, str(exc))
+    except Exception as exc:
+        return stopped(ctx, progress, ExitCode.INFRASTRUCTURE,
+                       f"internal error (a bug in satori-ci): {type(exc).__name__}: {exc}")
     if ctx.inputs.shard is not None:
         return _shard_main(ctx, ctx.inputs.shard)
     try:
@@ -487,7 +573,7 @@ def _main(progress: Progress) -> int:
     except RunError as exc:
         return stopped(ctx, progress, ExitCode.INFRASTRUCTURE, str(exc))
     except KeyboardInterrupt:
-        return ExitCode.INTERRUPTED
+        return cancelled(ctx)
     except Exception as exc:  # the one boundary for bugs: reported, never a bare traceback
         if _debugging():
             say(group("satori-ci: traceback of the internal error"))

@@ -8,10 +8,12 @@ import glob
 import json
 import os
 import shutil
+import stat
+import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from satori_ci.cli.errors import UsageError, classify
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
-from satori_ci.cli.run_commands import add_max_response_bytes
+from satori_ci.cli.run_commands import add_max_response_bytes, add_timeout
 from satori_ci.cli.spec_commands import add_spec_options
 from satori_ci.config import ObserveSettings, ProjectConfig, load_config
 from satori_ci.exit_codes import ExitCode
@@ -27,7 +29,7 @@ from satori_ci.infer.factory import BACKENDS
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.observe.store import dump_store
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import CheckOptions, SpecTarget, check_shard, check_spec, store_file_of
+from satori_ci.pipeline import CheckOptions, SpecTarget, bind_spec, check_shard, check_spec, store_file_of
 from satori_ci.plan.shards import Shard, parse_shard
 from satori_ci.redaction import current
 from satori_ci.report.json_report import report_json
@@ -35,11 +37,16 @@ from satori_ci.report.model import CheckReport, FailOn
 from satori_ci.report.terminal import render_terminal
 from satori_ci.shards import (
     MAX_REPORT_BYTES,
+    Expected,
     ReadReport,
+    RunBinding,
     ShardReport,
     ShardReportError,
+    config_digest,
+    files_named,
     merge_shards,
-    read_shard_report,
+    read_shard_report_bytes,
+    report_too_large,
     shard_report_text,
 )
 from satori_ci.spec.errors import SpecError
@@ -129,7 +136,8 @@ def _check(args: argparse.Namespace, shard: Shard | None) -> int:
         finally:
             bar.close()
             requests_bar.close()
-        _write_shard_report(Path(args.shard_report), ShardReport(shard, (part,), notes=tuple(notes)))
+        _write_shard_report(Path(args.shard_report), ShardReport(shard, (part,), notes=tuple(notes),
+                                                                 binding=run_binding(config)))
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         ran = part.run
@@ -196,18 +204,71 @@ def report_files(patterns: Sequence[str], *, action: bool = False) -> list[Path]
     return [Path(p) for p in (dict.fromkeys(found) if action else found)]
 
 
+def read_report_file(path: Path) -> bytes:
+    """A report file's bytes: a regular file whose size is checked before anything is read, and read no further
+    than that cap (ShardReportError, exit 2, naming the file, otherwise)."""
+    name = path.as_posix()
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe put there does not block
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: not a regular file: not a shard report")
+            if info.st_size > MAX_REPORT_BYTES:
+                raise report_too_large(name)
+            return handle.read(info.st_size + 1)  # one byte more: a file that grew since is refused
+    except OSError as exc:
+        raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: cannot read ({exc.strerror or exc})") from None
+
+
 def read_shard_reports(paths: list[Path]) -> list[tuple[str, ReadReport]]:
     """Each file read as a partial report (ShardReportError naming the file when it is not one)."""
+    return [(path.as_posix(), read_shard_report_bytes(read_report_file(path), path.as_posix())) for path in paths]
+
+
+def git_head() -> str | None:
+    """The commit checked out here (`git rev-parse HEAD`); None outside a repository or before its first commit."""
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--verify", "--quiet", "HEAD"], capture_output=True, text=True,
+                              timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (proc.stdout.strip() or None) if proc.returncode == 0 else None
+
+
+def run_binding(config: ProjectConfig) -> RunBinding:
+    """What a shard's report is bound to on the command line: the commit checked out and the config."""
+    return RunBinding(git_head(), None, config_digest(config))
+
+
+@dataclass(frozen=True)
+class MergeTarget:
+    """A spec this merge checks, as it finds it itself: never taken from a report."""
+
+    spec: str
+    head: str
+    oracle_file: Path
+    outside_ok: bool
+
+
+def merge_targets(args: argparse.Namespace, config: ProjectConfig) -> list[MergeTarget]:
+    """The specs the shards were to check: `--head` (as `check` was given it), else the config's; the oracle file
+    of each where `check` puts it (`--oracles`, else the config's folder), inside the repository."""
+    heads = [args.head] if args.head is not None else [s.path for s in config.specs]
+    if not heads:
+        raise UsageError("give the spec the shards checked with --head (as `check --shard` was given it), or list "
+                         "it in the config's specs")
+    if args.oracles and len(heads) > 1:
+        raise UsageError("--oracles names the oracle file of one spec: give its --head too")
     out = []
-    for path in paths:
-        name = path.as_posix()
-        try:
-            if path.stat().st_size > MAX_REPORT_BYTES:
-                raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: too large to be a shard report")
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: cannot read ({exc})") from None
-        out.append((name, read_shard_report(text, name)))
+    for head in heads:
+        spec_path = _spec_path(head)
+        oracle_file = Path(args.oracles) if args.oracles else default_oracle_path(
+            spec_path, config.oracles_dir or ".satori")
+        outside_ok = bool(args.oracles) and oracle_file.is_absolute()
+        ensure_inside_workspace(oracle_file, outside_ok=outside_ok)
+        ensure_inside_workspace(store_file_of(oracle_file), outside_ok=outside_ok)
+        out.append(MergeTarget(config.for_spec(spec_path).path, head, oracle_file, outside_ok))
     return out
 
 
@@ -217,14 +278,19 @@ def run_merge(args: argparse.Namespace) -> int:
     files = report_files(args.reports)
     if not files:
         raise ShardReportError(ExitCode.INFRASTRUCTURE, f"no shard report (*.json) in {', '.join(args.reports)}")
-    merged = merge_shards(read_shard_reports(files), fail_on)
+    reports = read_shard_reports(files)
+    targets = merge_targets(args, config)
+    named = files_named(reports)
+    expected = Expected(run_binding(config), tuple(bind_spec(t.head, t.spec, t.oracle_file, named.get(t.spec, ()))
+                                                   for t in targets))
+    merged = merge_shards(reports, fail_on, expected)
     if not args.no_write:
-        for outcome in merged.outcomes:  # the paths come from the reports: inside the repository only
-            oracle_file = Path(outcome.check.oracle_file)
+        for outcome, target in zip(merged.outcomes, targets, strict=True):  # this job's paths, never a report's
             if outcome.updated is not None:
-                write_atomically(oracle_file, dump_oracle_file(outcome.updated))
+                write_atomically(target.oracle_file, dump_oracle_file(outcome.updated), outside_ok=target.outside_ok)
             if outcome.store is not None:
-                write_atomically(store_file_of(oracle_file), dump_store(outcome.store))
+                write_atomically(store_file_of(target.oracle_file), dump_store(outcome.store),
+                                 outside_ok=target.outside_ok)
     emit(merged.report, args.json, list(merged.notes))
     return merged.report.exit_code
 
@@ -290,8 +356,7 @@ def register(sub: Any) -> None:
                        help="auto (Newman when installed, else native), newman, native")
     check.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: violations")
     check.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
-    check.add_argument("--timeout", type=float, default=30.0,
-                       help="seconds per request, the whole exchange: connect, headers and body (default 30)")
+    add_timeout(check)
     add_max_response_bytes(check)
     check.add_argument("--json", action="store_true", help="machine-readable report")
     check.add_argument("--no-write", action="store_true",
@@ -310,9 +375,15 @@ def register(sub: Any) -> None:
     merge = sub.add_parser("merge", help="merge the partial reports of a sharded check into its report",
                            description="The report, JSON and exit code the unsharded check would give, from the "
                            "partial report of every shard (check --shard I/N --shard-report FILE); updates the "
-                           "oracle file and the observation store like check. Sends no request.")
+                           "oracle file and the observation store like check. Sends no request. The reports must "
+                           "be of this checkout: the same commit, config, spec files, oracle file and store.")
     merge.add_argument("reports", nargs="+", metavar="REPORT",
                        help="partial reports, or folders holding them (*.json)")
+    merge.add_argument("--head", metavar="REV_OR_FILE",
+                       help="the spec the shards checked, as check --head was given it (default: the config's specs)")
+    merge.add_argument("--oracles", metavar="FILE",
+                       help="the oracle file, as check --oracles was given it "
+                            "(default .satori/<spec path>.oracles.yaml)")
     merge.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: the config's, else violations")
     merge.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
     merge.add_argument("--json", action="store_true", help="machine-readable report")

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from types import FrameType, TracebackType
+from typing import Any, Self
 
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.spec_commands import add_spec_options, load
@@ -16,14 +22,14 @@ from satori_ci.config import load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import BACKENDS, make_backend
 from satori_ci.infer.incremental import UpdateResult, plan_inference, update_oracle_file
-from satori_ci.infer.interface import Inferred
+from satori_ci.infer.interface import BackendRun, InferenceBackend, Inferred, OnInferred
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.infer.rules import context_digests
 from satori_ci.oracles.diff import diff_oracle_files
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, dump_oracle_file, load_oracle_file
 from satori_ci.report.oracle_text import interchange_jsonl, oracle_diff_json, oracle_diff_text
-from satori_ci.spec.model import Spec
+from satori_ci.spec.model import ResponseField, Spec
 from satori_ci.spec.source import git_toplevel, is_within
 
 DEFAULT_MODEL = "gpt-4o"
@@ -81,16 +87,105 @@ def ensure_inside_workspace(path: Path, *, outside_ok: bool = False) -> None:
 
 def write_atomically(path: Path, text: str, *, outside_ok: bool = False) -> None:
     """Write `text` to `path` (0666 less the umask, like any file the user writes), all or nothing, refusing
-    a path outside the repository (see `ensure_inside_workspace`)."""
+    a path outside the repository (see `ensure_inside_workspace`). A write cut short (an error, Ctrl-C,
+    SIGTERM) leaves the previous file as it was and no temporary file."""
     ensure_inside_workspace(path, outside_ok=outside_ok)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # like any file the user writes (mkstemp makes it 0600)
-    os.replace(tmp, path)
+    with _terminate_as_interrupt():
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # like any file the user writes (mkstemp makes it 0600)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+HELD_SIGNALS_BEFORE_STOP = 3
+"""Signals noted while a held gate writes before one stops the write all the same (the user insists)."""
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """In the block, SIGTERM raises KeyboardInterrupt (when nothing else handles it), so what it cuts short
+    cleans up after itself instead of dying half done."""
+    if not _in_main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class InterruptGate:
+    """SIGINT and SIGTERM while a command holds work it has not written yet.
+
+    Open (at first), a signal raises KeyboardInterrupt, as Ctrl-C does anyway (SIGTERM the same: the command
+    stops and writes what it has). Held (`hold`), a signal is only noted, so that what was inferred is written
+    whole; the `HELD_SIGNALS_BEFORE_STOP`th stops all the same. Installed in the main thread only.
+    """
+
+    def __init__(self) -> None:
+        self.noted = 0
+        self._held = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> Self:
+        if _in_main_thread():
+            for signum in INTERRUPTS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        self._previous.clear()
+
+    @property
+    def interrupted(self) -> bool:
+        return self.noted > 0
+
+    def hold(self) -> None:
+        """From now on, signals are noted and the work goes on."""
+        self._held = True
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.noted += 1
+        if not self._held or self.noted >= HELD_SIGNALS_BEFORE_STOP:
+            raise KeyboardInterrupt
+
+
+class _HeldWhenDone:
+    """A backend whose gate is held as soon as it returns or stops: what it inferred is then written whatever
+    signal comes."""
+
+    def __init__(self, inner: InferenceBackend, gate: InterruptGate) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.gate = gate
+
+    def infer(self, fields: Sequence[ResponseField], on_inferred: OnInferred | None = None) -> BackendRun:
+        try:
+            return self.inner.infer(fields, on_inferred)
+        finally:
+            self.gate.hold()
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
@@ -115,25 +210,37 @@ def llm_config(args: argparse.Namespace) -> LLMConfig | None:
                      concurrency=max(1, args.concurrency), max_calls=args.max_calls, max_tokens=args.max_tokens)
 
 
+BAR_EVERY_S = 0.1
+"""The rules backend's progress is drawn at most this often (it finishes thousands of fields a second)."""
+
+
 def run_inference(spec_file: str, fields: Any, previous: OracleFile | None, args: argparse.Namespace,
-                  spec: Spec | None = None
+                  spec: Spec | None = None, gate: InterruptGate | None = None
                   ) -> UpdateResult:
+    """The updated oracle file; interrupted (Ctrl-C, SIGTERM), what was inferred so far with `pending` > 0.
+    With `gate`, it is held as soon as the backend stops, so the caller can write the result whole."""
     bar = ProgressBar("inferring", enabled=not args.quiet)
     total = 0
     done = 0
+    drawn = 0.0
 
     def progress(finished: int, count: int) -> None:
         bar.update(finished, count)
 
     def on_inferred(_: Inferred) -> None:
-        nonlocal done
+        nonlocal done, drawn
         done += 1
-        if args.backend != "llm":
+        if args.backend != "llm" and (done == total or time.monotonic() - drawn >= BAR_EVERY_S):
+            drawn = time.monotonic()
             bar.update(done, total)
 
-    backend = make_backend(args.backend, llm_config(args), progress, context=fields, spec=spec)
+    backend: InferenceBackend = make_backend(args.backend, llm_config(args), progress, context=fields, spec=spec)
+    if gate is not None:
+        backend = _HeldWhenDone(backend, gate)
     digests = context_digests(fields, spec)
     total = len(plan_inference(fields, previous, digests).to_infer)
+    if args.backend != "llm":
+        bar.update(0, total)
     try:
         return update_oracle_file(spec_file, fields, previous, backend, on_inferred, digests)
     finally:
@@ -175,6 +282,8 @@ def summary_lines(result: UpdateResult, path: Path, backend: str, *, batch_reque
                      "(everything inferred so far was written)")
     return lines
 
+INTERRUPTED_WHEN_DONE = "interrupted: after the last field was inferred (the oracle file is complete)"
+
 
 def run_infer(args: argparse.Namespace) -> int:
     config = load_config(args.config)
@@ -189,14 +298,19 @@ def run_infer(args: argparse.Namespace) -> int:
         from satori_ci.cli.infer_batch import run_batch  # it imports this module
 
         return run_batch(args, spec, path, outside_ok, previous)
-    result = run_inference(spec.file, spec.fields, previous, args, spec)
-    write_atomically(path, dump_oracle_file(result.file), outside_ok=outside_ok)
-    if args.jsonl:
-        sys.stdout.write(interchange_jsonl(result.file.enabled_oracles()))
-    for line in summary_lines(result, path, args.backend):
-        if not args.quiet or line.startswith("warning:"):  # --quiet: no summary, but warnings all the same
-            print(line, file=sys.stderr)
-    return ExitCode.INTERRUPTED if result.pending else ExitCode.OK
+    with InterruptGate() as gate:  # from the first inferred field to the written file, Ctrl-C loses nothing
+        result = run_inference(spec.file, spec.fields, previous, args, spec, gate)
+        gate.hold()
+        write_atomically(path, dump_oracle_file(result.file), outside_ok=outside_ok)
+        if args.jsonl:
+            sys.stdout.write(interchange_jsonl(result.file.enabled_oracles()))
+        lines = summary_lines(result, path, args.backend)
+        if gate.interrupted and not result.pending:
+            lines.append(INTERRUPTED_WHEN_DONE)
+        for line in lines:  # --quiet: no summary, but warnings and why the exit is 130 all the same
+            if not args.quiet or line.startswith(("warning:", "interrupted:")):
+                print(line, file=sys.stderr)
+    return ExitCode.INTERRUPTED if result.pending or gate.interrupted else ExitCode.OK
 
 
 def run_oracle_diff(args: argparse.Namespace) -> int:

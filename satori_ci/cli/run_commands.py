@@ -31,7 +31,7 @@ from satori_ci.redaction import redact
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
-from satori_ci.run.outcome import DEFAULT_MAX_BYTES, RunConfig
+from satori_ci.run.outcome import DEFAULT_MAX_BYTES, MAX_TIMEOUT_S, RunConfig
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
 from satori_ci.spec import ResponseField, Spec
 
@@ -167,9 +167,8 @@ def run_collection(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace, inputs: RequestInputs) -> RunConfig:
-    if args.timeout <= 0 or args.retries < 0 or args.iterations < 1 or args.max_response_bytes < 1:
-        raise UsageError("--timeout and --max-response-bytes must be positive, --retries at least 0, "
-                         "--iterations at least 1")
+    if args.retries < 0 or args.iterations < 1 or args.max_response_bytes < 1:
+        raise UsageError("--max-response-bytes must be positive, --retries at least 0, --iterations at least 1")
     return RunConfig(base_url=args.base_url, timeout_s=args.timeout, max_bytes=args.max_response_bytes,
                      retries=args.retries,
                      backoff_s=args.backoff, iterations=args.iterations, environ=dict(os.environ),
@@ -231,6 +230,24 @@ def run_verify(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def timeout_seconds(text: str) -> float:
+    """`--timeout`'s value: seconds, more than 0 and at most `MAX_TIMEOUT_S` (not NaN, not infinite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
+    if not 0 < value <= MAX_TIMEOUT_S:  # NaN fails every comparison
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_TIMEOUT_S:g} seconds "
+                                         f"(got {text[:40]!r})")
+    return value
+
+
+def add_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=timeout_seconds, default=30.0, metavar="SECONDS",
+                        help="per request, the whole exchange: connect, headers and body, however slowly the server "
+                             f"sends them (default 30, at most {MAX_TIMEOUT_S:g}); past it the request is a timeout")
+
+
 def add_max_response_bytes(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-response-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
                         help="read at most N bytes of a response body; a larger response is reported as too "
@@ -277,8 +294,7 @@ def register(sub: Any) -> None:
     run.add_argument("--base-url", required=True, metavar="URL", help="the server under test")
     run.add_argument("--runner", choices=("newman", "native"), default="newman",
                      help="newman (the Postman collection, needs `npm ci`) or native (Python requests)")
-    run.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                     help="per request, the whole exchange: connect, headers and body (default 30)")
+    add_timeout(run)
     add_max_response_bytes(run)
     run.add_argument("--retries", type=int, default=2, metavar="N",
                      help="extra attempts on infrastructure problems (default 2)")

@@ -83,8 +83,8 @@ def write_fields_jsonl(fields: list[ResponseField], line_of: Callable[[Any], int
     tokens, pieces meet at `: "`, `", ` or `, "`, and no match of the redactor's generic patterns (URL
     credentials, key-like query values) holds a quote or a space, so none spans two pieces. A secret fed
     to the redactor could (`null, ` is a valid if absurd secret): when there are secrets, the joined text
-    also passes their literal replacement, which costs little. The text is written to the stream under
-    the redacting one (`satori_ci.redaction.unredacted`), as the redacting one would write it.
+    also passes their literal replacement, which costs little. The text is written with
+    `satori_ci.redaction.write_redacted`: made safe for a CI log (JSON escapes only), not redacted again.
     """
     redactor = redaction.current()
     redact = redactor.redact
@@ -125,7 +125,7 @@ def write_fields_jsonl(fields: list[ResponseField], line_of: Callable[[Any], int
     text = "".join(lines)
     if redactor.secrets:
         text = redactor.redact_literals(text)
-    redaction.unredacted(sys.stdout).write(text)
+    redaction.write_redacted(sys.stdout, text)
 
 
 def run_spec_diff(args: argparse.Namespace) -> int:

@@ -1,15 +1,21 @@
-"""The sticky pull-request comment, through PyGithub (the only module that imports `github`).
+"""The sticky pull-request comment, through PyGithub (with `pulls`, the only modules that import `github`).
 
     with StickyCommenter(ctx.api_url, token, ctx.repository, ctx.pr_number) as commenter:
         outcome = commenter.upsert(comment_marker(spec), body)     # never raises for a failed post
         if not outcome.ok: print(notice(f"comment not posted: {outcome.reason}"))
 
-One comment per marker: the first comment of the pull request whose FIRST LINE is the marker and
+One comment per marker: the oldest comment of the pull request whose FIRST LINE is the marker and
 whose author is the token's own login (`GET /user`; a GitHub Actions or App installation token gets
 403 there and comments as `github-actions[bot]`), looked up through every page, edited in place,
 created only when there is none. Comments by anyone else that quote the marker are left alone, and so
 is a comment of ours that holds another spec's marker further down (content cannot name the comment:
 the escaper also breaks every `<!--` in rendered values).
+
+Two runs at once (two pushes in a row, a re-run) may both find no comment and both create one. So after
+creating, the run lists the comments again: when more than one of ours carries the marker, the oldest
+(lowest id) is kept and the others are deleted (a duplicate the other run already deleted is fine), and the
+kept one gets this run's body. Whichever run looks last sees both comments, so one comment is left. The same
+clean-up runs whenever duplicates are found (left by an earlier run).
 
 PyGithub's own retries (a urllib3 `Retry`, `GithubRetry` by default, which also retries POST on
 5xx) are switched off (`retry=None`): a POST answered 502 may have created the comment, so retrying
@@ -85,7 +91,7 @@ class StickyCommenter:
             existing = self._find(marker)
             if existing is None:
                 created = self._issue.create_comment(body)
-                return CommentOutcome(CommentStatus.POSTED, created.id, created.html_url)
+                return self._settle(marker, body, created)
             return self._edit(existing, body)
 
         return self._retried(attempt)
@@ -127,13 +133,28 @@ class StickyCommenter:
                 self._login = self._bot_login
         return self._login
 
-    def _find(self, marker: str) -> IssueComment | None:
+    def _ours(self, marker: str) -> list[IssueComment]:
+        """Our comments with `marker` on their first line, oldest (lowest id) first."""
         login = self._own_login().lower()
-        for comment in self._issue.get_comments():
-            user = comment.user
-            if user is not None and (user.login or "").lower() == login and marked_by(comment.body or "", marker):
-                return comment
-        return None
+        found = [comment for comment in self._issue.get_comments()
+                 if comment.user is not None and (comment.user.login or "").lower() == login
+                 and marked_by(comment.body or "", marker)]
+        return sorted(found, key=lambda comment: comment.id)
+
+    def _find(self, marker: str) -> IssueComment | None:
+        """Our comment with `marker` (the oldest), after deleting any other of ours that carries it."""
+        ours = self._ours(marker)
+        for duplicate in ours[1:]:
+            _delete(duplicate)
+        return ours[0] if ours else None
+
+    def _settle(self, marker: str, body: str, created: IssueComment) -> CommentOutcome:
+        """After a create, look again: another run may have created one too. The oldest is kept (`_find` deleted
+        the others, `created` among them when it is not the oldest) and gets this run's body."""
+        kept = self._find(marker)
+        if kept is None or kept.id == created.id:
+            return CommentOutcome(CommentStatus.POSTED, created.id, created.html_url)
+        return self._edit(kept, body)
 
     @staticmethod
     def _edit(existing: IssueComment, body: str) -> CommentOutcome:
@@ -149,6 +170,15 @@ class StickyCommenter:
         outcome, attempts = result
         return CommentOutcome(outcome.status, outcome.comment_id, outcome.url, outcome.failure, outcome.reason,
                               attempts)
+
+
+def _delete(comment: IssueComment) -> None:
+    """Delete one of our comments; one another run deleted first (404) is gone all the same."""
+    try:
+        comment.delete()
+    except GithubException as err:
+        if err.status != 404:
+            raise
 
 
 def api_error(exc: Exception) -> ApiError | None:

@@ -6,27 +6,33 @@ Reads `GITHUB_EVENT_NAME`, the event payload (`GITHUB_EVENT_PATH`), `GITHUB_REPO
 `GITHUB_API_URL` (GitHub Enterprise Server, local test servers), `GITHUB_SERVER_URL`, the run's id
 (for links), `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY` and the inputs (`INPUT_*`, see `inputs`).
 
-SHAs: a pull request's base and head commits (`pull_request.base.sha` / `head.sha`); a push's
-`before` and `after` (no base when the push created the branch); none for `workflow_dispatch`,
-which checks everything.
+SHAs: a pull request's base and head commits (`pull_request.base.sha` / `head.sha`, GitHub's: on
+`pull_request_target` too, so a fork cannot choose the base whose `.satori.yml` is trusted; `pull-request` and
+`base-sha` inputs that disagree with the event are an error); a push's `before` and `after` (no base when the
+push created the branch), which the inputs may override; none for `workflow_dispatch`, which checks everything.
+
+`workflow_run` (the fork recipe): the event's `head_sha`, and a `PullRequestClaim` of what the event and the
+`pull-request`/`base-sha` inputs say. Until `verified` checked it against GitHub's API (`workflow_run.verify`),
+the context has no pull request number and no base: nothing is posted, and `entrypoint.trusted_config` refuses
+to read a config. The base is then GitHub's `base.sha` for the pull request, never an input.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from satori_ci.github.errors import ActionConfigError
 from satori_ci.github.inputs import ActionInputs, CommentMode, input_value
+from satori_ci.github.workflow_run import PULL_REQUEST_EVENTS, PullFacts, PullRequestClaim, verify
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
-PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
 ZERO_SHA = "0" * 40
 
 
@@ -53,6 +59,9 @@ class ActionContext:
     """`GITHUB_OUTPUT`."""
     summary_path: Path | None = None
     """`GITHUB_STEP_SUMMARY`."""
+    claim: PullRequestClaim | None = None
+    """A `workflow_run`'s pull request, not yet checked against GitHub (`verified`): no `pr_number`, no
+    `base_sha` until then."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionContext:
@@ -61,7 +70,7 @@ class ActionContext:
         repository = _repository(env, event)
         server_url = (env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL).rstrip("/")
         run_id = env.get("GITHUB_RUN_ID")
-        shas = _overridden(_shas(event_name, event, repository), env)
+        shas = _overridden(event_name, _shas(event_name, event, repository), env)
         return cls(
             event_name=event_name,
             repository=repository,
@@ -78,7 +87,18 @@ class ActionContext:
             run_url=f"{server_url}/{repository}/actions/runs/{run_id}" if run_id else None,
             output_path=_path(env.get("GITHUB_OUTPUT")),
             summary_path=_path(env.get("GITHUB_STEP_SUMMARY")),
+            claim=_claim(event, env) if event_name == "workflow_run" else None,
         )
+
+    def verified(self, lookup: Callable[[int], PullFacts]) -> ActionContext:
+        """On `workflow_run`: the pull request and its base as GitHub reports them (`lookup(number)`: its API),
+        the claims checked (ActionConfigError on a mismatch); any other event: unchanged."""
+        if self.claim is None:
+            return self
+        pull = verify(self.claim, self.repository, lookup)
+        if pull is None:  # a run of this repository's own commit, no pull request's: as on push
+            return replace(self, claim=None)
+        return replace(self, claim=None, pr_number=pull.number, base_sha=pull.base_sha, is_fork=pull.is_fork)
 
     @property
     def owner(self) -> str:
@@ -129,35 +149,61 @@ def _shas(event_name: str, event: Mapping[str, Any], repository: str) -> _Shas:
                      is_fork=head_repo is None or head_repo.lower() != base_repo.lower())
     if event_name == "push":
         return _Shas(base=_sha(event.get("before")), head=_sha(event.get("after")))
-    if event_name == "workflow_run":
+    if event_name == "workflow_run":  # number and base: only once verified (`ActionContext.verified`)
         run = _mapping(event.get("workflow_run"))
-        prs = run.get("pull_requests")
-        first = _mapping(prs[0]) if isinstance(prs, list) and prs else {}
-        number = first.get("number")
         head_repo = _full_name(run.get("head_repository"))
-        return _Shas(number if isinstance(number, int) and not isinstance(number, bool) else None,
-                     head=_sha(run.get("head_sha")),
-                     is_fork=head_repo is not None and head_repo.lower() != repository.lower())
+        return _Shas(head=_sha(run.get("head_sha")),
+                     is_fork=head_repo is None or head_repo.lower() != repository.lower())
     return _Shas()
 
 
-def _overridden(shas: _Shas, env: Mapping[str, str]) -> _Shas:
-    """The `pull-request` and `base-sha` inputs win over the event (the `workflow_run` recipe for forks)."""
-    number_text = input_value(env, "pull-request")
-    base_text = input_value(env, "base-sha")
-    if number_text is None and base_text is None:
+def _claim(event: Mapping[str, Any], env: Mapping[str, str]) -> PullRequestClaim:
+    """What a `workflow_run` event and the inputs say its pull request is (checked by `verify`)."""
+    run = _mapping(event.get("workflow_run"))
+    prs = run.get("pull_requests")
+    given: list[Any] = [_mapping(pr).get("number") for pr in (prs if isinstance(prs, list) else ())]
+    numbers = tuple(n for n in given if _is_number(n))
+    trigger = run.get("event")
+    return PullRequestClaim(event_numbers=numbers, number_input=_number_input(env), base_input=_base_input(env),
+                            head_sha=_sha(run.get("head_sha")), head_repo=_full_name(run.get("head_repository")),
+                            event=trigger if isinstance(trigger, str) else None)
+
+
+def _overridden(event_name: str, shas: _Shas, env: Mapping[str, str]) -> _Shas:
+    """The `pull-request` and `base-sha` inputs: on a pull request event they must agree with it (GitHub's data
+    decides); on `push` and dispatch they win; on `workflow_run` they are claims (`_claim`)."""
+    number, base = _number_input(env), _base_input(env)
+    if event_name == "workflow_run" or (number is None and base is None):
         return shas
-    number = shas.pr_number
-    if number_text is not None:
-        if not number_text.isdigit():
-            raise ActionConfigError(f"input 'pull-request' must be a pull request number, not {number_text!r}")
-        number = int(number_text)
-    base = shas.base
-    if base_text is not None:
-        if not re.fullmatch(r"[0-9a-fA-F]{7,40}", base_text):
-            raise ActionConfigError("input 'base-sha' must be a commit SHA")
-        base = base_text
-    return _Shas(number, base, shas.head, shas.is_fork)
+    if event_name in PULL_REQUEST_EVENTS:
+        if number is not None and number != shas.pr_number:
+            raise ActionConfigError(f"input 'pull-request' says #{number}, but the {event_name} event is for "
+                                    f"#{shas.pr_number}")
+        if base is not None and not (shas.base or "").lower().startswith(base.lower()):
+            raise ActionConfigError(f"input 'base-sha' says {base[:12]}, but the {event_name} event's base is "
+                                    f"{(shas.base or 'not given')[:12]}")
+        return shas
+    return _Shas(number if number is not None else shas.pr_number, base or shas.base, shas.head, shas.is_fork)
+
+
+def _number_input(env: Mapping[str, str]) -> int | None:
+    text = input_value(env, "pull-request")
+    if text is None:
+        return None
+    if not text.isdigit():
+        raise ActionConfigError(f"input 'pull-request' must be a pull request number, not {text[:40]!r}")
+    return int(text)
+
+
+def _base_input(env: Mapping[str, str]) -> str | None:
+    text = input_value(env, "base-sha")
+    if text is not None and not re.fullmatch(r"[0-9a-fA-F]{7,40}", text):
+        raise ActionConfigError("input 'base-sha' must be a commit SHA")
+    return text
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _read_event(path: str | None) -> dict[str, Any]:

@@ -8,3 +8,10 @@ class ActionConfigError(ValueError):
 
     The entrypoint turns it into `::error::` and exit code 2 (input error).
     """
+
+
+class GitHubUnavailable(RuntimeError):
+    """GitHub's API could not be asked (no answer, a 5xx, a rate limit past the retry budget); one line.
+
+    The entrypoint turns it into `::error::` and exit code 3 (infrastructure).
+    """

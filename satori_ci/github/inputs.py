@@ -8,6 +8,7 @@ empty value means the default. Errors are one line and never quote a secret.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,9 @@ DEFAULT_ORACLES_DIR = ""
 """Empty: the trusted config's `oracles_dir`, else `.satori`."""
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _SHOWN_CHARS = 40
+MAX_TIMEOUT_S = 3600.0
+"""The longest `timeout` accepted: the CLI's `--timeout` bound (`run.outcome.MAX_TIMEOUT_S`, not imported: this
+package reads inputs, not runs)."""
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -69,6 +73,8 @@ class ActionInputs:
     merge: tuple[str, ...] = ()
     """Folders, files or globs (in the workspace) of the shards' partial reports: this job merges them and
     reports (comment, summary, annotations, outputs, exit code); it sends no request."""
+    timeout_s: float = 30.0
+    """`timeout`: seconds one staging request may take in all (connect, headers, body), as `--timeout`."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -90,6 +96,7 @@ class ActionInputs:
             config=_relative_path(get("config"), "config"),
             shard=_shard(get("shard"), get("merge")),
             merge=_split_specs(get("merge")),
+            timeout_s=_timeout(get("timeout")),
         )
 
     @property
@@ -146,6 +153,20 @@ def _shard(value: str | None, merge: str | None) -> Shard | None:
         return parse_shard(value)
     except ShardError as exc:
         raise ActionConfigError(f"input 'shard': {exc}") from None
+
+
+def _timeout(value: str | None) -> float:
+    """The `timeout` input: seconds, more than 0 and at most `MAX_TIMEOUT_S` (default 30)."""
+    if value is None:
+        return 30.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_TIMEOUT_S:  # NaN fails every comparison
+        raise ActionConfigError(f"timeout must be a number of seconds, more than 0 and at most {MAX_TIMEOUT_S:g} "
+                                f"(got {_shown(value)})")
+    return seconds
 
 
 def _split_specs(text: str | None) -> tuple[str, ...]:

@@ -5,7 +5,9 @@
   value); `append_outputs` appends it to the file.
 - `append_summary` appends Markdown to `GITHUB_STEP_SUMMARY`, kept under GitHub's 1 MiB per step.
 - Workflow commands (`::notice file=…,line=…::message`, `::add-mask::…`, `::group::…`) with the
-  runner's escaping (`%`, CR, LF in data; also `:` and `,` in properties).
+  runner's escaping (`%`, CR, LF in data; also `:` and `,` in properties). They are printed with
+  `satori_ci.redaction.write_line`, the one way a line of the log starts with `::`: every other text
+  printed is made `redaction.log_safe` (no line of it starts with `::`, none holds `##[`).
 - `::add-mask::` lines for secrets. Redaction itself is `satori_ci.redaction`, the one redaction point.
 
 Nothing here prints: the entrypoint prints what these functions return.
@@ -100,10 +102,15 @@ def escape_property(text: str) -> str:
 
 
 def workflow_command(command: str, message: str = "", **properties: str | int | None) -> str:
-    """`::command key=value,…::message`; properties that are None are left out."""
+    """`::command key=value,…::message`; properties that are None are left out; `##[` in a value (the runner's
+    other command syntax) broken by an invisible joiner."""
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items()
                      if value is not None)
-    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+    return _inert(f"::{command}{' ' + props if props else ''}::{escape_data(message)}")
+
+
+def _inert(line: str) -> str:
+    return line.replace("##[", "##\u200d[")
 
 
 def _annotation(command: str, message: str, title: str | None, file: str | None, line: int | None,

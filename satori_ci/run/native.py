@@ -2,20 +2,27 @@
 
 Every exchange is bounded: redirects are not followed (a 3XX is reported, see `Tally`), the body is read in
 pieces and reading stops past `RunConfig.max_bytes` (`too_large`), and `RunConfig.timeout_s` bounds the whole
-exchange: connect and headers through urllib3's total timeout, the body through a deadline that each read's
-socket timeout is cut to.
+exchange (connect, headers, body). `requests`' and urllib3's timeouts bound each wait for a byte, so a server
+that sends a byte a second would never trip them: a `_Watchdog` shuts the exchange's socket down at its
+deadline, whatever phase it is in, and the exchange is then a timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
 import time
 from collections.abc import Callable
-from typing import Any, cast
+from contextvars import ContextVar, Token
+from types import TracebackType
+from typing import Any, Self, cast
 from urllib.parse import urlsplit
 
 import requests
+import requests.adapters
 import urllib3
+import urllib3.connection
 
 from satori_ci.observe.summary import summarize
 from satori_ci.postman.collection import Collection, RequestItem
@@ -28,8 +35,8 @@ from satori_ci.run.outcome import (
     base_url_of,
     body_text,
     checked_lines,
+    json_body,
     listed_findings,
-    parse_json,
     prepare,
     request_ref,
 )
@@ -73,6 +80,124 @@ class _Deadline(Exception):
     """The whole exchange took longer than `RunConfig.timeout_s`."""
 
 
+_WATCHDOG: ContextVar[_Watchdog | None] = ContextVar("satori_ci_watchdog", default=None)
+"""The watchdog of the exchange in progress in this thread (the connections it sends on register with it)."""
+
+
+class _Watchdog:
+    """At `seconds` from its start, shuts down the socket of every connection the exchange used: a blocked read
+    returns at once, whether it waits for the connection, the status line, the rest of the headers or the
+    body. `fired` says it did (what the exchange read is then cut short: a timeout, whatever it looks like)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._over = False
+        self._connections: list[urllib3.connection.HTTPConnection] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._token: Token[_Watchdog | None] | None = None
+
+    def __enter__(self) -> Self:
+        self._token = _WATCHDOG.set(self)
+        self._timer.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._timer.cancel()
+        with self._lock:
+            self._over = True
+        if self._token is not None:
+            _WATCHDOG.reset(self._token)
+
+    def guard(self, connection: urllib3.connection.HTTPConnection) -> None:
+        """Watch `connection` (shut at once when the deadline has passed already)."""
+        with self._lock:
+            self._connections.append(connection)
+            if self.fired:
+                _shut(connection)
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._over:
+                return
+            self.fired = True
+            for connection in self._connections:
+                _shut(connection)
+
+
+def _shut(connection: urllib3.connection.HTTPConnection) -> None:
+    """Shut the connection's socket down for both directions (the socket's own method, also under TLS)."""
+    sock = connection.sock
+    if isinstance(sock, socket.socket):
+        with contextlib.suppress(OSError):
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+def _guard(connection: urllib3.connection.HTTPConnection) -> None:
+    watchdog = _WATCHDOG.get()
+    if watchdog is not None:
+        watchdog.guard(connection)
+
+
+class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
+    """Registers with the exchange's watchdog when it connects and when it sends a request (a kept-alive
+    connection sends several)."""
+
+    def connect(self) -> None:
+        _guard(self)
+        super().connect()
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _guard(self)
+        super().request(*args, **kwargs)
+
+
+class _WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
+    def connect(self) -> None:
+        _guard(self)
+        super().connect()
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        _guard(self)
+        super().request(*args, **kwargs)
+
+
+class _WatchedHTTPPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTPConnection
+
+
+class _WatchedHTTPSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPSConnection
+
+
+_WATCHED_POOLS: dict[str, type[urllib3.HTTPConnectionPool]] = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+
+
+class WatchedAdapter(requests.adapters.HTTPAdapter):
+    """requests' adapter whose connections (direct or through an HTTP proxy) register with the watchdog."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _WATCHED_POOLS
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if not proxy.lower().startswith("socks"):  # SOCKS pools have their own connections: per-read timeouts only
+            manager.pool_classes_by_scheme = _WATCHED_POOLS
+        return manager
+
+
+def watched_session() -> requests.Session:
+    """A session whose exchanges `_Watchdog` can cut (see `exchange`)."""
+    session = requests.Session()
+    session.headers["User-Agent"] = "satori-ci"
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, WatchedAdapter())
+    return session
+
+
 def _socket_of(raw: Any) -> socket.socket | None:
     """The socket a streamed urllib3 response reads from (None when urllib3 does not say)."""
     connection = getattr(raw, "connection", None) or getattr(raw, "_connection", None)
@@ -105,43 +230,60 @@ def read_body(raw: Any, deadline: float, max_bytes: int) -> bytes | None:
         chunks.append(chunk)
 
 
-def exchange(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
-             config: RunConfig) -> tuple[Exchange, Any]:
-    """Send one request and check its response: the exchange, and the parsed body of a checked response."""
+def _timed_out(config: RunConfig) -> Exchange:
+    return Exchange(problem=ProblemKind.TIMEOUT,
+                    detail=f"timed out: no complete response within {config.timeout_s:g} s")
+
+
+def transfer(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
+             config: RunConfig) -> tuple[requests.Response, bytes | None] | Exchange:
+    """Send one request and read its response (the body None past `max_bytes`), or the problem that stopped
+    it. Within `config.timeout_s` in all: past it the watchdog cuts the connection, and it is a timeout."""
     url = item.url(base_url, variables)
     headers = dict(item.headers(variables))
     body = item.body.encode("utf-8") if item.body is not None else None
     deadline = time.monotonic() + config.timeout_s
-    timed_out = Exchange(problem=ProblemKind.TIMEOUT,
-                         detail=f"timed out: no complete response within {config.timeout_s:g} s")
     # requests passes a urllib3 Timeout through as is (its type hints say float or tuple): `total` bounds the
-    # connection and the wait for the headers together
+    # connection and the first wait for the headers (each wait, not the whole: the watchdog bounds that)
     total = cast(Any, urllib3.Timeout(total=config.timeout_s))
-    try:
-        response = session.request(item.method, url, headers=headers, data=body, verify=not config.insecure,
-                                   timeout=total, allow_redirects=False, stream=True)
-    except requests.RequestException as exc:
-        kind, detail = classify_exception(exc)
-        return Exchange(problem=kind, detail=detail), None
-    with response:
+    with _Watchdog(config.timeout_s) as watchdog:
         try:
-            data = read_body(response.raw, deadline, config.max_bytes)
-        except _Deadline:
-            return timed_out, None
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            if isinstance(exc, TimeoutError) or time.monotonic() >= deadline:
-                return timed_out, None
-            kind, detail = classify_exception(requests.exceptions.ConnectionError(exc))
-            return Exchange(problem=kind, detail=detail), None
+            response = session.request(item.method, url, headers=headers, data=body, verify=not config.insecure,
+                                       timeout=total, allow_redirects=False, stream=True)
+        except requests.RequestException as exc:
+            kind, detail = classify_exception(exc)
+            return _timed_out(config) if watchdog.fired else Exchange(problem=kind, detail=detail)
+        with response:
+            try:
+                data = read_body(response.raw, deadline, config.max_bytes)
+            except _Deadline:
+                return _timed_out(config)
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                if isinstance(exc, TimeoutError) or watchdog.fired or time.monotonic() >= deadline:
+                    return _timed_out(config)
+                kind, detail = classify_exception(requests.exceptions.ConnectionError(exc))
+                return Exchange(problem=kind, detail=detail)
+    if watchdog.fired:  # the headers or the body were cut short at the deadline, however they look
+        return _timed_out(config)
+    return response, data
+
+
+def exchange(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
+             config: RunConfig) -> tuple[Exchange, Any]:
+    """Send one request and check its response: the exchange, and the parsed body of a checked response."""
+    sent = transfer(session, item, base_url, variables, config)
+    if isinstance(sent, Exchange):
+        return sent, None
+    response, data = sent
     status = response.status_code
     if data is None:
         return Exchange(status=status, too_large=True), None
     key = item.status_key(status)
     if key is None:
         return Exchange(status=status, location=response.headers.get("Location")), None
-    ok, parsed = parse_json(body_text(data, response.headers.get("Content-Type")))
-    if not ok:
-        return Exchange(status=status, detail=f"the body of {item.label} is not JSON"), None
+    parsed, unreadable = json_body(body_text(data, response.headers.get("Content-Type")))
+    if unreadable is not None:
+        return Exchange(status=status, detail=f"the body of {item.label} {unreadable}"), None
     oracles = item.oracles_for(key)
     lines, exercised = checked_lines(oracles, parsed, item.null_like)
     findings, omitted = listed_findings(lines)
@@ -161,8 +303,7 @@ def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sl
     chain: dict[str, str] = dict(collection.chain_seeds)
     total = sum(1 for _ in collection.items()) * config.iterations
     done = 0
-    with requests.Session() as session:
-        session.headers["User-Agent"] = "satori-ci"
+    with watched_session() as session:
         for iteration in range(config.iterations):
             for item in collection.items():
                 if config.progress is not None:

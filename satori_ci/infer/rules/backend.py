@@ -127,27 +127,16 @@ class RulesBackend:
         self.spec = spec
 
     def infer(self, fields: Sequence[ResponseField], on_inferred: OnInferred | None = None) -> BackendRun:
+        """Each field finished (own, context and request rules) and handed to `on_inferred` before the next one is
+        started: an interrupted run keeps the fields done, with the oracles a whole run gives them."""
         own = _OwnOracles(self.exclude)
-        results = [own.of(field) for field in fields]
         context = self.context if self.context is not None else fields
-        candidates = [i for i, f in enumerate(fields) if wants_context(f, self.exclude)]
-        if candidates:
-            groups = context_groups(context)
-            for i in candidates:
-                field = fields[i]
-                siblings, namesakes = related(field, context, groups)
-                ctx = Context(siblings=[(context[j], own.of(context[j])[0]) for j in siblings],
-                              namesakes=[(context[j], own.of(context[j])[0]) for j in namesakes])
-                found: list[Named] = [(r.name, o) for r in CONTEXT_RULES
-                                      if r.name not in self.exclude and r.wants(field) for o in r.apply(field, ctx)]
-                if found:
-                    oracles, notes = results[i]
-                    derived = reconcile(screen(field, found, notes), notes)
-                    results[i] = (combine(oracles, derived, notes), notes)
-        if self.spec is not None:
-            self._request_rules(fields, context, results)
+        around = _Around(self, context, own)
         out: list[Inferred] = []
-        for field, (oracles, notes) in zip(fields, results, strict=True):
+        for field in fields:
+            oracles, notes = own.of(field)
+            oracles = around.with_context(field, oracles, notes)
+            oracles = around.with_request(field, oracles, notes)
             inferred = Inferred(field=field, oracles=oracles, notes=tuple(notes))
             out.append(inferred)
             if on_inferred is not None:
@@ -155,25 +144,51 @@ class RulesBackend:
         return BackendRun(results=tuple(out))
 
 
-    def _request_rules(self, fields: Sequence[ResponseField], context: Sequence[ResponseField],
-                       results: list[tuple[tuple[Oracle, ...], list[str]]]) -> None:
-        """Add what the request rules infer from each field's operation (a page size bounds the list)."""
-        assert self.spec is not None
-        rules = [r for r in REQUEST_RULES if r.name not in self.exclude]
-        candidates = [i for i, f in enumerate(fields) if any(r.wants(f) for r in rules)]
-        if not candidates:
-            return
-        requests = requests_of(self.spec, context)
-        for i in candidates:
-            field = fields[i]
-            request = requests.get(field.operation)
-            if request is None:
-                continue
-            found: list[Named] = [(r.name, o) for r in rules if r.wants(field) for o in r.apply(field, request)]
-            if found:
-                oracles, notes = results[i]
-                derived = reconcile(screen(field, found, notes), notes)
-                results[i] = (combine(oracles, derived, notes), notes)
+class _Around:
+    """What the context and request rules read besides the field itself, built once and only when a field
+    needs it: the neighbours of each field, the request of each operation."""
+
+    def __init__(self, backend: RulesBackend, context: Sequence[ResponseField], own: _OwnOracles) -> None:
+        self.exclude = backend.exclude
+        self.spec = backend.spec
+        self.context = context
+        self.own = own
+        self.request_rules = [r for r in REQUEST_RULES if r.name not in self.exclude] if self.spec is not None else []
+        self._groups: tuple[dict[tuple[OperationKey, str], list[int]], dict[tuple[str, str], list[int]]] | None = None
+        self._requests: dict[OperationKey, Request] | None = None
+
+    def with_context(self, field: ResponseField, oracles: tuple[Oracle, ...], notes: list[str]
+                     ) -> tuple[Oracle, ...]:
+        """Add what the context rules infer from the field's siblings and namesakes."""
+        if not wants_context(field, self.exclude):
+            return oracles
+        if self._groups is None:
+            self._groups = context_groups(self.context)
+        context, own = self.context, self.own
+        siblings, namesakes = related(field, context, self._groups)
+        ctx = Context(siblings=[(context[j], own.of(context[j])[0]) for j in siblings],
+                      namesakes=[(context[j], own.of(context[j])[0]) for j in namesakes])
+        found: list[Named] = [(r.name, o) for r in CONTEXT_RULES
+                              if r.name not in self.exclude and r.wants(field) for o in r.apply(field, ctx)]
+        if not found:
+            return oracles
+        return combine(oracles, reconcile(screen(field, found, notes), notes), notes)
+
+    def with_request(self, field: ResponseField, oracles: tuple[Oracle, ...], notes: list[str]
+                     ) -> tuple[Oracle, ...]:
+        """Add what the request rules infer from the field's operation (a page size bounds the list)."""
+        if self.spec is None or not any(r.wants(field) for r in self.request_rules):
+            return oracles
+        if self._requests is None:
+            self._requests = requests_of(self.spec, self.context)
+        request = self._requests.get(field.operation)
+        if request is None:
+            return oracles
+        found: list[Named] = [(r.name, o) for r in self.request_rules if r.wants(field)
+                              for o in r.apply(field, request)]
+        if not found:
+            return oracles
+        return combine(oracles, reconcile(screen(field, found, notes), notes), notes)
 
 
 def _request_items(field: ResponseField, request: Request | None) -> list[tuple[str, str, str]]:
