@@ -49,7 +49,7 @@ from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import DEFAULT_CHAIN, PlanSettings
 from satori_ci.report.model import FailOn
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.source import git_toplevel, leaves_repository, open_source
+from satori_ci.spec.source import git_toplevel, is_within, leaves_repository, open_source
 from satori_ci.spec.yaml_loader import KeyLines, load_yaml
 
 DEFAULT_CONFIG = ".satori.yml"
@@ -466,8 +466,21 @@ def load_config(path: str | None) -> ProjectConfig:
         if path:
             raise ConfigError(f"{path}: no such config file")
         return ProjectConfig()
+    _refuse_link_out(candidate)
     try:
         text = candidate.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{candidate}: cannot read ({exc})") from None
     return parse_config(text, str(candidate))
+
+
+def _refuse_link_out(candidate: Path) -> None:
+    """A config named inside the repository that a symlink (its own or a folder's) leads out of is refused before
+    it is read: a pull request could otherwise have any file of the runner read and quoted in its errors."""
+    cwd = os.getcwd()
+    root = os.path.realpath(git_toplevel(cwd) or cwd)
+    named = os.path.abspath(candidate)
+    if (is_within(named, root) or is_within(named, os.path.abspath(git_toplevel(cwd) or cwd))) and not is_within(
+            os.path.realpath(named), root):
+        raise ConfigError(f"{candidate}: a symlink leads outside the repository; refused (the config is read "
+                          "only inside it)")

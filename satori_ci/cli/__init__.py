@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from types import FrameType
 from typing import NoReturn
 
 from satori_ci import __version__
@@ -69,11 +72,34 @@ def secrets_of(args: argparse.Namespace, environ: Mapping[str, str]) -> list[str
             *(secret for url in urls for secret in url_secrets(url))]
 
 
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    with installed(secrets_of(args, os.environ), generic_stdout=args.command not in DATA_ON_STDOUT):
-        return _run(args)
+    """Run one command. SIGTERM (a cancelled CI job, `timeout`, `kill`) stops it as Ctrl-C does: Newman is stopped,
+    temporary files are removed, what was done is kept, exit 130 with one line (the handler is the caller's
+    again on return; off the main thread, where no handler can be installed, SIGTERM keeps its own)."""
+    previous = _sigterm_as_interrupt()
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        with installed(secrets_of(args, os.environ), generic_stdout=args.command not in DATA_ON_STDOUT):
+            return _run(args)
+    except KeyboardInterrupt:  # before the command started (its own interrupts are `_run`'s)
+        print("satori-ci: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _sigterm_as_interrupt() -> signal.Handlers | Callable[[int, FrameType | None], object] | int | None:
+    """Install the SIGTERM handler; the one it replaces (None when none could be installed)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    return signal.SIG_DFL if previous is None else previous
 
 
 def _run(args: argparse.Namespace) -> int:

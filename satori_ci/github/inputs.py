@@ -9,17 +9,18 @@ empty value means the default. Errors are one line and never quote a secret.
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import PurePosixPath, PureWindowsPath
 from typing import TypeVar
 from urllib.parse import urlsplit
 
 from satori_ci.github.errors import ActionConfigError
 from satori_ci.plan.shards import Shard, ShardError, parse_shard
 from satori_ci.report.model import FailOn
+from satori_ci.spec.source import leaves_repository
 
 DEFAULT_ORACLES_DIR = ""
 """Empty: the trusted config's `oracles_dir`, else `.satori`."""
@@ -198,12 +199,14 @@ def _url(value: str | None, name: str) -> str | None:
 
 
 def _relative_path(value: str | None, name: str) -> str | None:
+    """A path inside the repository, relative to its root and normalised (`a/../b` is `b`): an absolute one
+    (`/x`, `C:/x`, `~/x`) or one whose `..` climbs out is an ActionConfigError. Symlinks are checked where the
+    path is opened (`config.load_config`, `ensure_inside_workspace`)."""
     if value is None:
         return None
-    posix, windows = PurePosixPath(value), PureWindowsPath(value)
-    if posix.is_absolute() or windows.is_absolute() or ".." in posix.parts or ".." in windows.parts:
+    if leaves_repository(value):
         raise ActionConfigError(f"{name} must be a relative path inside the repository (got {_shown(value)})")
-    return value
+    return posixpath.normpath(value)
 
 
 def _shown(value: str) -> str:

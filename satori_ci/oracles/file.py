@@ -11,7 +11,9 @@ YAML's 1024-character limit for plain `key:` syntax as an explicit `? key` entry
 
 Read with the spec stage's YAML loader (duplicate keys refused, lines known). Numbers in the file
 must be finite and within +-1e308 (`MAX_MAGNITUDE`, about the largest double, so 309 digits at
-most): anything else is an `OracleFileError` naming the line, never a crash further on.
+most), and no key or string may hold a surrogate (a `\\ud800` escape, which no UTF-8 file, collection or
+report can write; YAML reads an escaped pair as two of them): anything else is an `OracleFileError` naming
+the line, never a crash further on.
 """
 
 from __future__ import annotations
@@ -174,7 +176,7 @@ def load_oracle_file(text: str, name: str) -> OracleFile:
     if raw is not None:
         try:
             fast = _Reader(name, {})
-            fast.check_numbers(raw)
+            fast.check_values(raw, strings=_may_hold_surrogates(text))
             return fast.read(raw)
         except OracleFileError:
             pass  # said again below, with its line
@@ -188,7 +190,7 @@ def load_oracle_file(text: str, name: str) -> OracleFile:
         return OracleFile(spec="", entries=())
     reader = _Reader(name, key_lines)
     if isinstance(raw, dict):
-        reader.check_numbers(raw)
+        reader.check_values(raw, strings=_may_hold_surrogates(text))
     return reader.read(raw)
 
 
@@ -201,6 +203,35 @@ def _long_number(text: str, name: str, exc: ValueError) -> str:
             "(numbers in an oracle file are between -1e308 and 1e308)")
 
 
+_SURROGATE_IN_TEXT = re.compile("[\ud800-\udfff]|\\\\(?:u|U0000)[dD][89a-fA-F]")
+"""A surrogate, or the escape of one (`\\ud800`, YAML's `\\U0000d800`), anywhere in the file's text."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    """Whether a string of the file may hold a surrogate: only then are its strings searched."""
+    return _SURROGATE_IN_TEXT.search(text) is not None
+
+
+def _surrogate_problem(text: str) -> str | None:
+    """What is wrong with the first surrogate in `text` (None when there is none)."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    at, code = found.start(), ord(found.group())
+    low = ord(text[at + 1]) if at + 1 < len(text) else 0
+    if 0xD800 <= code <= 0xDBFF and 0xDC00 <= low <= 0xDFFF:
+        joined = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+        return (f"holds the escapes \\u{code:04x}\\u{low:04x}, a UTF-16 surrogate pair that YAML reads as two lone "
+                f"surrogates: write \\U{joined:08X} or the character itself")
+    return (f"holds a lone surrogate (\\u{code:04x}): half of a UTF-16 surrogate pair without its other half, "
+            "not Unicode text")
+
+
+def _shown_key(key: str) -> str:
+    return repr(key) if len(key) <= 100 else repr(key[:100]) + "..."
+
+
 class _Reader:
     def __init__(self, name: str, key_lines: dict[int, dict[str, int]]) -> None:
         self.name = name
@@ -211,8 +242,9 @@ class _Reader:
         where = f"{self.name}:{line}" if line else self.name
         return OracleFileError(f"{where}: {message}")
 
-    def check_numbers(self, raw: Any) -> None:
-        """Refuse NaN, infinities and numbers past +-MAX_MAGNITUDE anywhere, naming the nearest key's line."""
+    def check_values(self, raw: Any, strings: bool) -> None:
+        """Refuse NaN, infinities and numbers past +-MAX_MAGNITUDE anywhere, and with `strings` a surrogate in
+        any key or string, naming the nearest key's line."""
         stack: list[tuple[Any, Any, str]] = [(raw, None, "")]
         seen: set[int] = set()
         while stack:
@@ -220,6 +252,11 @@ class _Reader:
             if isinstance(node, dict):
                 if id(node) not in seen:
                     seen.add(id(node))
+                    if strings:
+                        for k in node:
+                            problem = _surrogate_problem(k) if isinstance(k, str) else None
+                            if problem is not None:
+                                raise self.fail(node, k, f"the key {_shown_key(k)} {problem}")
                     stack.extend((value, node, k) for k, value in node.items())
             elif isinstance(node, list):
                 if id(node) not in seen:
@@ -233,6 +270,10 @@ class _Reader:
             ):
                 raise self.fail(container, key, f"{key!r} holds a number out of range (numbers in an oracle file "
                                 "are between -1e308 and 1e308)")
+            elif strings and isinstance(node, str):
+                problem = _surrogate_problem(node)
+                if problem is not None:
+                    raise self.fail(container, key, f"{_shown_key(key)} {problem}")
 
     def read(self, raw: Any) -> OracleFile:
         if not isinstance(raw, dict):

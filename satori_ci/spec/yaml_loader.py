@@ -54,6 +54,13 @@ _SPECIAL_FLOATS = {
 }
 _MAYBE_TYPED = frozenset("0123456789-+.~nNtTfF")
 
+MAX_DEPTH = 10_000
+"""Nesting levels of collections a YAML document may have: libyaml's composer (C) recurses once per level and
+overflows an 8 MiB stack near 30,000 (a crash no exception catches), so deeper documents are refused first."""
+_WORDS = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_{", b"w" * 63 + b"[")
+"""Word characters as `w` and `{` as `[`: a bracket right after a word character cannot open a flow collection
+(YAML wants a space between a node's tag or anchor and its content; a plain scalar may hold brackets)."""
+
 KeyLines = dict[int, dict[str, int]]
 """id(mapping) -> {key: 1-based line of the key}."""
 
@@ -119,6 +126,54 @@ if _CParser is not None:
 
         def ascend_resolver(self, *args: Any) -> None:
             return None
+
+
+def shallow_enough(data: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether the document surely nests at most `limit` levels, told in linear time without parsing (False:
+    it may not; the events will tell). Every flow collection opens with a bracket; a block collection needs
+    more indentation than its parent's, or a compact indicator (`- `, `? `, `: `) right after its line's
+    indentation (`- - - x`); a block sequence may sit at its mapping's indentation, so each counts twice."""
+    flow = data.count(b"[") + data.count(b"{")
+    if flow > limit // 2:
+        flow -= data.translate(_WORDS).count(b"w[")
+    room = limit - 2 - flow
+    if room <= 0:
+        return False
+    if 2 * max(map(len, data.split(b"\n"))) <= room:  # indentation and indicators fit in the longest line
+        return True
+    k = room // 4  # fewer than k of each: 2 * (indentation + indicators) < room
+    compact = rb" *(?:[-?:][ \t]+){%d}" % k
+    return k > 0 and not data.startswith(b" " * k) and re.search(b"\n {%d}" % k, data) is None and (
+        re.match(compact, data) is None and re.search(b"\n" + compact, data) is None)
+
+
+def _depth(data: bytes) -> int:
+    """How deep the document's collections nest, from libyaml's events (iterative: no recursion)."""
+    assert _CParser is not None
+    parser, depth, deepest = _CParser(data), 0, 0
+    while (event := parser.get_event()) is not None:
+        kind = type(event).__name__
+        if kind in ("MappingStartEvent", "SequenceStartEvent"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif kind in ("MappingEndEvent", "SequenceEndEvent"):
+            depth -= 1
+        elif kind == "StreamEndEvent":
+            break
+    return deepest
+
+
+def _refuse_too_deep(data: bytes, name: str) -> None:
+    """Raise SpecError past `MAX_DEPTH` levels (the events are read only when the cheap bound allows more)."""
+    if _CParser is None or shallow_enough(data):
+        return
+    try:
+        deepest = _depth(data)
+    except Exception:  # a syntax error: the composers below name it
+        return
+    if deepest > MAX_DEPTH:
+        raise SpecError(SpecErrorKind.TOO_LARGE,
+                        f"{name}: nested {deepest:,} levels deep, past the limit of {MAX_DEPTH:,}")
 
 
 def _compose(data: bytes) -> Any:
@@ -269,6 +324,7 @@ def load_yaml(data: bytes, name: str, refs: list[Any] | None = None, shared: set
     `refs` receives every `$ref` value, `shared` the ids of the mappings and lists that aliases
     place at more than one position.
     """
+    _refuse_too_deep(data, name)
     try:
         node = _compose(data)
     except MarkedYAMLError as exc:

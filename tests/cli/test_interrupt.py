@@ -1,5 +1,6 @@
 """Ctrl-C during `satori-ci infer` (issue 18): what was inferred so far is written, the exit is 130 with one line
-saying so, the next run continues from it, and no temporary file is left in `.satori/`.
+saying so, the next run continues from it, and no temporary file is left in `.satori/`. SIGTERM (a CI job
+cancelled, `timeout`, `kill`) is a Ctrl-C too: Newman is stopped with the run and its files removed.
 
 Each run is a real process sent a real SIGINT once it shows it is inferring: the rules backend on a large
 spec (its progress bar, on a pseudo-terminal, has moved), the LLM backend against a slow local OpenAI server (it
@@ -23,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
+from satori_ci.cli import main
 from satori_ci.cli.infer_commands import write_atomically
+from satori_ci.demo_staging import Bookshop, Canned, list_body
 from satori_ci.exit_codes import ExitCode
 from satori_ci.infer.factory import make_backend
 from satori_ci.infer.incremental import update_oracle_file
@@ -31,7 +34,7 @@ from satori_ci.infer.interface import Inferred
 from satori_ci.infer.rules import RulesBackend, context_digests
 from satori_ci.oracles.file import OracleFile, load_oracle_file
 from satori_ci.spec import load_spec
-from tests.run.conftest import concurrently
+from tests.run.conftest import BOOKSHOP_SPEC, FIXTURES, concurrently, newman_available
 from tests.servers.openai_server import FakeOpenAIServer, slow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,3 +232,90 @@ def test_the_rules_hand_over_each_field_as_it_is_done(tmp_path: Path) -> None:
     assert [e.oracles for e in result.file.entries] == [
         tuple(replace(o, operation_id=f.operation_id) for o in r.oracles) for f, r in zip(fields, whole.results,
                                                                                           strict=True)]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux: /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` is still a process that is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_sigterm_during_a_newman_run_is_a_ctrl_c(tmp_path: Path) -> None:
+    """`satori-ci run --runner newman` sent SIGTERM while Newman waits for a slow staging server: exit 130 with one
+    line, Newman stopped (no process of the run's group is left), no temporary file left anywhere."""
+    newman_available()
+    work, temp = tmp_path / "repo", tmp_path / "tmp"
+    work.mkdir()
+    temp.mkdir()
+    (work / "bookshop.oracles.yaml").write_text((FIXTURES / "bookshop.oracles.yaml").read_text(encoding="utf-8"),
+                                                encoding="utf-8")
+    shop = Bookshop()
+    shop.server.set_default(*Bookshop.LIST, lambda received, params: Canned(list_body(), delay_s=WAIT_S))
+    with shop.server:
+        proc = subprocess.Popen([sys.executable, "-m", "satori_ci", "run", str(BOOKSHOP_SPEC), "--oracles",
+                                 "bookshop.oracles.yaml", "--base-url", shop.server.base_url, "--runner", "newman",
+                                 "--timeout", str(WAIT_S)],
+                                cwd=work, env=_env(TMPDIR=str(temp)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)  # its own process group: Newman's too
+        try:
+            deadline = time.monotonic() + WAIT_S
+            while not shop.server.received and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert shop.server.received, "newman sent no request"
+            newman = _children(proc.pid)
+            assert newman and list(temp.iterdir()), (newman, list(temp.iterdir()))  # Newman runs, in its folder
+            proc.send_signal(signal.SIGTERM)  # to satori-ci only, as `kill PID` does
+            out, err = proc.communicate(timeout=WAIT_S)
+            assert proc.returncode == ExitCode.INTERRUPTED, (proc.returncode, err)
+            assert err == "satori-ci: interrupted\n" and out == "", (out, err)
+            assert not any(_alive(pid) for pid in newman), newman
+            assert not _group_alive(proc.pid)
+        finally:
+            if _group_alive(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=WAIT_S)
+    assert list(temp.iterdir()) == []
+    assert sorted(str(p.relative_to(work)) for p in work.rglob("*")) == ["bookshop.oracles.yaml"]
+
+
+def test_main_restores_the_sigterm_handler_it_installs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[object] = []
+
+    def spy(args: object) -> int:
+        seen.append(signal.getsignal(signal.SIGTERM))
+        return 0
+
+    monkeypatch.setattr("satori_ci.cli.run_commands.run_collection", spy)
+    from satori_ci.cli import run_commands  # the parser binds the handler when it is built
+    assert run_commands.run_collection is spy
+    assert main(["collection", str(BOOKSHOP_SPEC), "--oracles", str(FIXTURES / "bookshop.oracles.yaml")]) == 0
+    assert seen and seen[0] not in (before, signal.SIG_DFL), seen
+    assert signal.getsignal(signal.SIGTERM) == before

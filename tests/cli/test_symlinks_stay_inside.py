@@ -261,3 +261,20 @@ def test_from_a_subfolder_the_repository_is_still_the_root(repo: Path, monkeypat
     assert (repo / ".satori" / "o.yaml").exists()
     assert main(["infer", "openapi.yaml", "--oracles", "../../o.yaml", "--quiet"]) == 2
     _one_line_error(capsys, "outside the repository")
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_a_config_file_linked_outside_the_repository_is_not_read(repo: Path, tmp_path: Path, linked: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "private"
+    target.mkdir()
+    (target / ".satori.yml").write_text("backend: SECRET_FROM_OUTSIDE\n")
+    if linked == "file":
+        (repo / ".satori.yml").symlink_to(target / ".satori.yml")
+        args = ["check", "--head", "api/openapi.yaml", "--quiet"]
+    else:
+        (repo / "conf").symlink_to(target)
+        args = ["check", "--head", "api/openapi.yaml", "--quiet", "--config", "conf/.satori.yml"]
+    assert main(args) == 2
+    line = _one_line_error(capsys, "a symlink leads outside the repository")
+    assert "SECRET_FROM_OUTSIDE" not in line

@@ -282,12 +282,23 @@ def test_the_hyphenated_name_wins_and_blank_means_unset() -> None:
     ("STAGING-URL", "staging.example.com", "staging-url must be an absolute http(s) URL"),
     ("ORACLES-DIR", "../elsewhere", "oracles-dir must be a relative path inside the repository"),
     ("ORACLES-DIR", "/abs", "oracles-dir must be a relative path inside the repository"),
+    ("ORACLES-DIR", "~/oracles", "oracles-dir must be a relative path inside the repository"),
+    ("ORACLES-DIR", "C:oracles", "oracles-dir must be a relative path inside the repository"),
+    ("CONFIG", "/etc/passwd", "config must be a relative path inside the repository (got '/etc/passwd')"),
+    ("CONFIG", "ci/../../x.yml", "config must be a relative path inside the repository"),
+    ("CONFIG", "ci\\..\\..\\x.yml", "config must be a relative path inside the repository"),
+    ("CONFIG", "~/.satori.yml", "config must be a relative path inside the repository"),
 ])
 def test_bad_inputs_give_one_line_errors(name: str, value: str, message: str) -> None:
     with pytest.raises(ActionConfigError) as info:
         ActionInputs.from_env({f"INPUT_{name}": value})
     assert str(info.value).startswith(message)
     assert "\n" not in str(info.value)
+
+
+def test_paths_whose_dotdot_stays_inside_are_read_normalised() -> None:
+    inputs = ActionInputs.from_env({"INPUT_CONFIG": "api/../ci/./satori.yml", "INPUT_ORACLES-DIR": "checks/x/.."})
+    assert (inputs.config, inputs.oracles_dir) == ("ci/satori.yml", "checks")
 
 
 def test_staging_headers_are_parsed_and_their_values_are_secrets() -> None:

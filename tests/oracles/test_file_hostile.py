@@ -10,12 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from satori_ci.cli import main
+from satori_ci.demo_staging import Bookshop
+from satori_ci.oracles.canonical import read_canonical
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file, load_oracle_file
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import OperationKey
 from satori_ci.spec.paths import escape_name
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _with_value(value: str, kind: str = "number_min_value") -> str:
@@ -124,6 +128,96 @@ def test_a_lone_surrogate_is_refused_with_one_line() -> None:
     with pytest.raises(OracleFileError) as info:
         dump_oracle_file(_one(OP, "a\ud800b"))
     assert "lone surrogate (U+D800)" in str(info.value) and "\n" not in str(info.value)
+
+
+_CANONICAL = dump_oracle_file(_one(OP, "fmt"))
+"""The emitter's own lines (the fast reader's form): line 11 `spec:`, 13 the operation, 14 the field, 15
+`fingerprint:`, 16 `context:`, 18 the oracle line."""
+
+
+@pytest.mark.parametrize(("old", "new", "line"), [
+    ('["fmt", "a"]', '["fmt", "\\ud800"]', 18),  # a string_specific_values value
+    ('["fmt", "a"]', '["fmt", "x\\uDBFFy"]', 18),
+    ('"spec: fmt"}', '"spec: \\udc00"}', 18),  # the reason
+    ('"declared"', '"\\udfff"', 18),  # the source
+    ('fingerprint: "ffmt"', 'fingerprint: "\\ud800"', 15),
+    ('context: "fmt"', 'context: "\\ud800"', 16),
+    ('spec: "api/openapi.yaml"', 'spec: "api/\\ud800.yaml"', 11),
+    ('    "fmt":', '    "f\\ud800":', 14),  # a field name (a key)
+    ('"GET /x 200":', '"GET /x\\udc00 200":', 13),  # an operation label (a key)
+])
+def test_a_lone_surrogate_escape_in_the_emitters_lines_is_one_line_naming_its_line(old: str, new: str,
+                                                                                    line: int) -> None:
+    assert read_canonical(_CANONICAL) is not None  # the fast reader's form...
+    hostile = _CANONICAL.replace(old, new, 1)
+    assert hostile != _CANONICAL and read_canonical(hostile) is None  # ...that it never reads with a surrogate in it
+    with pytest.raises(OracleFileError) as info:
+        load_oracle_file(hostile, "o.yaml")
+    message = str(info.value)
+    assert message.startswith(f"o.yaml:{line}: ") and "lone surrogate" in message, message
+    assert "\n" not in message and len(message) < 300, message
+    message.encode("utf-8")  # printable: the surrogate is shown as its escape
+
+
+@pytest.mark.parametrize(("value", "kind", "escape"), [
+    ('["a", "\\ud800"]', "string_specific_values", "\\ud800"),
+    ('["\\U0000d800"]', "string_specific_values", "\\ud800"),  # a YAML escape JSON does not know
+    ('[a, "b\\uDC00"]', "string_specific_values", "\\udc00"),
+    ('["ok \\ud83d"]', "string_specific_values", "\\ud83d"),
+])
+def test_a_lone_surrogate_escape_in_hand_edited_yaml_is_one_line_naming_its_line(value: str, kind: str,
+                                                                                  escape: str) -> None:
+    text = _with_value(value, kind)
+    assert read_canonical(text) is None  # the YAML loader reads it
+    with pytest.raises(OracleFileError) as info:
+        load_oracle_file(text, "o.yaml")
+    message = str(info.value)
+    assert message.startswith("o.yaml:9: 'value' holds a lone surrogate") and escape in message, message
+    assert "\n" not in message
+
+
+def test_a_lone_surrogate_in_a_block_list_or_a_key_names_the_line() -> None:
+    text = ("version: 1\noperations:\n  GET /x 200:\n    count:\n      fingerprint: abc\n      oracles:\n"
+            "        - kind: string_specific_values\n          value:\n            - ok\n            - \"\\udfff\"\n")
+    with pytest.raises(OracleFileError, match=r"^o\.yaml:8: 'value' holds a lone surrogate \(\\udfff\)"):
+        load_oracle_file(text, "o.yaml")
+    keyed = "version: 1\noperations:\n  GET /x 200:\n    \"c\\ud800\": {fingerprint: abc}\n"
+    with pytest.raises(OracleFileError, match=r"^o\.yaml:4: the key 'c\\ud800' holds a lone surrogate"):
+        load_oracle_file(keyed, "o.yaml")
+
+
+def test_an_escaped_surrogate_pair_is_two_surrogates_in_yaml_and_the_error_says_how_to_write_it() -> None:
+    with pytest.raises(OracleFileError) as info:
+        load_oracle_file(_with_value('["\\ud83d\\ude00"]', "string_specific_values"), "o.yaml")
+    assert str(info.value) == ("o.yaml:9: 'value' holds the escapes \\ud83d\\ude00, a UTF-16 surrogate pair that "
+                               "YAML reads as two lone surrogates: write \\U0001F600 or the character itself")
+    [entry] = load_oracle_file(_with_value('["\\U0001F600", "\U0001f600"]', "string_specific_values"),
+                               "o.yaml").entries
+    assert entry.oracles[0].value == ("\U0001f600", "\U0001f600")
+
+
+def test_a_lone_surrogate_in_an_oracle_file_through_the_cli_is_exit_2_and_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pull request that writes `"\\ud800"` into an enum used to crash `run --runner newman` with a
+    UnicodeEncodeError when the collection was written."""
+    monkeypatch.chdir(tmp_path)
+    fixture = ROOT / "tests" / "run" / "fixtures" / "bookshop.oracles.yaml"
+    text = fixture.read_text(encoding="utf-8").replace('"audiobook"]', '"audiobook", "\\ud800"]', 1)
+    line = text[:text.index("\\ud800")].count("\n") + 1
+    (tmp_path / "o.yaml").write_text(text, encoding="utf-8")
+    spec = str(ROOT / "satori_ci" / "examples" / "bookshop" / "openapi.v2.yaml")
+    shop = Bookshop()
+    with shop.server:
+        for args in (["run", spec, "--oracles", "o.yaml", "--base-url", shop.server.base_url, "--runner", "newman"],
+                     ["run", spec, "--oracles", "o.yaml", "--base-url", shop.server.base_url, "--runner", "native"],
+                     ["collection", spec, "--oracles", "o.yaml", "--out", "c.json"]):
+            assert main(args) == 2, args
+            captured = capsys.readouterr()
+            assert captured.out == "" and captured.err == (
+                f"satori-ci: error: o.yaml:{line}: 'value' holds a lone surrogate (\\ud800): half of a UTF-16 "
+                "surrogate pair without its other half, not Unicode text\n"), captured.err
+        assert shop.server.received == []  # refused before anything was sent
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.yaml"]
 
 
 def test_a_path_not_starting_with_a_slash_reads_back() -> None:
