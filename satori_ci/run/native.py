@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 from urllib.parse import urlsplit
 
 import requests
@@ -141,7 +141,13 @@ def _guard(connection: urllib3.connection.HTTPConnection) -> None:
         watchdog.guard(connection)
 
 
-class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
+if TYPE_CHECKING:
+    _Connection = urllib3.connection.HTTPConnection
+else:
+    _Connection = object
+
+
+class _Watched(_Connection):
     """Registers with the exchange's watchdog when it connects and when it sends a request (a kept-alive
     connection sends several)."""
 
@@ -154,14 +160,12 @@ class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
         super().request(*args, **kwargs)
 
 
-class _WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
-    def connect(self) -> None:
-        _guard(self)
-        super().connect()
+class _WatchedHTTPConnection(_Watched, urllib3.connection.HTTPConnection):
+    pass
 
-    def request(self, *args: Any, **kwargs: Any) -> None:
-        _guard(self)
-        super().request(*args, **kwargs)
+
+class _WatchedHTTPSConnection(_Watched, urllib3.connection.HTTPSConnection):
+    pass
 
 
 class _WatchedHTTPPool(urllib3.HTTPConnectionPool):
