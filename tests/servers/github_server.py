@@ -198,7 +198,8 @@ class FakeGitHub(LoopbackServer):
         return pull
 
     def hold(self, route: str, parties: int = 2) -> None:
-        """The next `parties` requests to `route` wait until all of them have arrived, then are answered."""
+        """The next `parties` requests to `route` are answered from the state they arrived in, then wait until all
+        of them have arrived before their answers go out."""
         with self._lock:
             self._holds[route] = (threading.Barrier(parties), [parties])
 
@@ -251,15 +252,15 @@ class FakeGitHub(LoopbackServer):
             return 401, {"message": "Bad credentials"}, {}
         if route is None:
             return 404, {"message": "Not Found"}, {}
-        self._wait_if_held(route)
         with self._lock:
             fault = self._take_fault(route)
             if fault is not None and not fault.apply:
-                return fault.status, {"message": fault.message}, fault.headers
-            answer = _Answer(self, self.origin + prefix).answer(route, params, query, body)
-            if fault is not None:
-                return fault.status, {"message": fault.message}, fault.headers
-            return answer
+                result = fault.status, {"message": fault.message}, fault.headers
+            else:
+                answer = _Answer(self, self.origin + prefix).answer(route, params, query, body)
+                result = (fault.status, {"message": fault.message}, fault.headers) if fault is not None else answer
+        self._wait_if_held(route)  # after answering: every held request saw the same state (the race, every time)
+        return result
 
 
 def _match(method: str, path: str) -> tuple[str | None, dict[str, str]]:
