@@ -154,4 +154,11 @@ def test_same_observation_store_for_the_same_responses(differential: Differentia
     checked = sum(op.responses for op in a.operations.values())
     assert checked == differential.newman.checked
     assert any(op.violated for op in a.operations.values()), "violations are counted per oracle"
-    assert sum(len(op.fields) for op in a.operations.values()) > 100
+
+
+def test_the_recorded_apis_fields_are_observed(differential: Differential) -> None:
+    if not differential.folders:
+        pytest.skip("no labelled data in ../shared/data")
+    observed = differential.newman.observed
+    assert observed is not None
+    assert sum(len(op.fields) for op in observed.operations.values()) > 100
