@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from satori_ci.cli.check_commands import read_shard_reports, report_files
-from satori_ci.cli.errors import classify
+from satori_ci.cli.errors import classify, terminate_as_interrupt
 from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.request_options import load_team
 from satori_ci.config import ConfigError, ProjectConfig, SpecConfig, load_config, load_config_at, trust_changes
@@ -534,12 +534,8 @@ def cancelled(ctx: ActionContext | None) -> int:
     return ExitCode.INTERRUPTED
 
 
-def _terminate_as_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main() -> int:
-    signal.signal(signal.SIGTERM, _terminate_as_interrupt)  # a cancelled job stops as Ctrl-C does, cleaning up
+    signal.signal(signal.SIGTERM, terminate_as_interrupt)  # a cancelled job stops as Ctrl-C does, cleaning up
     with installed():
         _feed(*raw_input_secrets(os.environ))
         try:

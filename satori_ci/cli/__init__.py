@@ -21,7 +21,7 @@ from typing import NoReturn
 
 from satori_ci import __version__
 from satori_ci.cli import check_commands, infer_commands, run_commands, spec_commands
-from satori_ci.cli.errors import UsageError, classify
+from satori_ci.cli.errors import UsageError, classify, terminate_as_interrupt
 from satori_ci.config import ConfigError, load_config
 from satori_ci.exit_codes import ExitCode
 from satori_ci.redaction import environ_secrets, header_secrets, installed, url_secrets
@@ -72,10 +72,6 @@ def secrets_of(args: argparse.Namespace, environ: Mapping[str, str]) -> list[str
             *(secret for url in urls for secret in url_secrets(url))]
 
 
-def _terminate_as_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. SIGTERM (a cancelled CI job, `timeout`, `kill`) stops it as Ctrl-C does: Newman is stopped,
     temporary files are removed, what was done is kept, exit 130 with one line (the handler is the caller's
@@ -98,7 +94,7 @@ def _sigterm_as_interrupt() -> signal.Handlers | Callable[[int, FrameType | None
     """Install the SIGTERM handler; the one it replaces (None when none could be installed)."""
     if threading.current_thread() is not threading.main_thread():
         return None
-    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)
     return signal.SIG_DFL if previous is None else previous
 
 

@@ -35,3 +35,8 @@ def classify(exc: Exception) -> tuple[ExitCode | None, str]:
         code = ExitCode.INPUT_ERROR if exc.kind is RunErrorKind.INPUT else ExitCode.INFRASTRUCTURE
         return code, exc.message
     return None, ""
+
+
+def terminate_as_interrupt(signum: int, frame: object) -> None:
+    """A SIGTERM handler: stop as Ctrl-C does, so the interrupt handling of the CLI and the action runs."""
+    raise KeyboardInterrupt

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Self
 
+from satori_ci.cli.errors import terminate_as_interrupt
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.spec_commands import add_spec_options, load
 from satori_ci.config import load_config
@@ -111,10 +112,6 @@ HELD_SIGNALS_BEFORE_STOP = 3
 """Signals noted while a held gate writes before one stops the write all the same (the user insists)."""
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
@@ -126,7 +123,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
     if not _in_main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         yield
         return
-    signal.signal(signal.SIGTERM, _raise_interrupt)
+    signal.signal(signal.SIGTERM, terminate_as_interrupt)
     try:
         yield
     finally:
