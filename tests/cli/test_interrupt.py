@@ -306,16 +306,20 @@ def test_sigterm_during_a_newman_run_is_a_ctrl_c(tmp_path: Path) -> None:
 def test_main_restores_the_sigterm_handler_it_installs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    before = signal.getsignal(signal.SIGTERM)
-    seen: list[object] = []
+    outer = signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not whatever an earlier test in this process left
+    try:
+        before = signal.getsignal(signal.SIGTERM)
+        seen: list[object] = []
 
-    def spy(args: object) -> int:
-        seen.append(signal.getsignal(signal.SIGTERM))
-        return 0
+        def spy(args: object) -> int:
+            seen.append(signal.getsignal(signal.SIGTERM))
+            return 0
 
-    monkeypatch.setattr("satori_ci.cli.run_commands.run_collection", spy)
-    from satori_ci.cli import run_commands  # the parser binds the handler when it is built
-    assert run_commands.run_collection is spy
-    assert main(["collection", str(BOOKSHOP_SPEC), "--oracles", str(FIXTURES / "bookshop.oracles.yaml")]) == 0
-    assert seen and seen[0] not in (before, signal.SIG_DFL), seen
-    assert signal.getsignal(signal.SIGTERM) == before
+        monkeypatch.setattr("satori_ci.cli.run_commands.run_collection", spy)
+        from satori_ci.cli import run_commands  # the parser binds the handler when it is built
+        assert run_commands.run_collection is spy
+        assert main(["collection", str(BOOKSHOP_SPEC), "--oracles", str(FIXTURES / "bookshop.oracles.yaml")]) == 0
+        assert seen and seen[0] not in (before, signal.SIG_DFL), seen
+        assert signal.getsignal(signal.SIGTERM) == before
+    finally:
+        signal.signal(signal.SIGTERM, outer)
