@@ -36,13 +36,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from satori_ci.cli import main as cli_main
-from satori_ci.demo import DemoBookshop, example_specs
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import DemoBookshop, StagingServer, example_specs
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan import PlanSettings, plan_requests
+from satori_ci.plan.expand import build_requests
 from satori_ci.plan.model import SAFE_METHODS
-from satori_ci.postman.collection import Collection, build_collection
+from satori_ci.plan.requests import RequestSet
 from satori_ci.run.model import RunResult
 from satori_ci.run.native import run_native
 from satori_ci.run.outcome import RunConfig
@@ -107,7 +107,7 @@ class Row:
     server_errors: int
     intact: bool | None
     result: RunResult
-    collection: Collection
+    collection: RequestSet
     withheld: Counter[str] = field(default_factory=Counter)
     """Unsafe requests (by method) the collection held and the bench did not send (it keeps only GET/HEAD)."""
 
@@ -125,20 +125,20 @@ class Row:
                 and self.intact is not False)
 
 
-def safe_only(collection: Collection) -> tuple[Collection, Counter[str]]:
-    """The collection with only its GET/HEAD requests, and the unsafe requests it held (by method)."""
-    dropped: Counter[str] = Counter(i.method for i in collection.items() if i.method not in SAFE_METHODS)
-    folders = tuple(replace(f, items=kept) for f in collection.folders
-                    if (kept := tuple(i for i in f.items if i.method in SAFE_METHODS)))
-    return replace(collection, folders=folders), dropped
+def safe_only(collection: RequestSet) -> tuple[RequestSet, Counter[str]]:
+    """The requests with only the GET/HEAD ones, and the unsafe requests it held (by method)."""
+    dropped: Counter[str] = Counter(i.method for i in collection.requests() if i.method not in SAFE_METHODS)
+    groups = tuple(replace(g, requests=kept) for g in collection.groups
+                   if (kept := tuple(i for i in g.requests if i.method in SAFE_METHODS)))
+    return replace(collection, groups=groups), dropped
 
 
-def collections(target: Target) -> Iterator[tuple[str, Collection]]:
+def collections(target: Target) -> Iterator[tuple[str, RequestSet]]:
     """The three collections of MODES (before the unsafe requests are dropped)."""
     spec, oracles, url = target.spec, target.oracles, target.base_url
-    yield MODES[0], build_collection(spec, oracles, url, ())
-    yield MODES[1], build_collection(spec, oracles, url, (), plan_requests(spec, PlanSettings()))
-    yield MODES[2], build_collection(spec, oracles, url, (), plan_requests(spec, PlanSettings(values=target.values)))
+    yield MODES[0], build_requests(spec, oracles, url, ())
+    yield MODES[1], build_requests(spec, oracles, url, (), plan_requests(spec, PlanSettings()))
+    yield MODES[2], build_requests(spec, oracles, url, (), plan_requests(spec, PlanSettings(values=target.values)))
 
 
 def get_operations(spec: Spec) -> list[str]:
@@ -146,7 +146,7 @@ def get_operations(spec: Spec) -> list[str]:
     return [f"{o.method} {o.path}" for o in spec.operations if o.method == "GET" and o.statuses]
 
 
-def run_mode(target: Target, mode: str, full: Collection) -> Row:
+def run_mode(target: Target, mode: str, full: RequestSet) -> Row:
     collection, dropped = safe_only(full)
     target.reset()
     config = RunConfig(target.base_url, timeout_s=target.timeout_s, retries=0, environ=target.environ,
@@ -212,7 +212,7 @@ def why_not_reached(target: Target, row: Row) -> list[str]:
         reasons.setdefault(skip.label, []).append(f"not sent ({skip.kind.value}): {skip.detail}")
 
     def label_of(item_id: str) -> str | None:
-        item = row.collection.item(item_id)
+        item = row.collection.request(item_id)
         return item.label if item is not None else None
 
     for problem in row.result.unchecked:
@@ -276,7 +276,7 @@ def print_details(results: list[tuple[Target, list[Row]]]) -> None:
             print(f"  every GET operation was reached by {last.mode}")
         reached = {c.label for c in last.result.coverage if c.checked > 0}
         for error in last.result.server_errors:
-            item = last.collection.item(error.request.item)
+            item = last.collection.request(error.request.item)
             if item is None or item.label not in reached:  # already given as the reason above
                 continue
             print(f"  5XX: {error.request.method} {_path_of(error.request.url, target.base_url)} -> "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, StagingServer
 from satori_ci.plan.samples import raw_operation
 from satori_ci.spec.model import Operation, Spec
 

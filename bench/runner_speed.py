@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, StagingServer
 from satori_ci.oracles.file import normalize_value
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.collection import build_collection
+from satori_ci.plan.expand import build_requests
 from satori_ci.run.model import RunResult
 from satori_ci.run.native import run_native
 from satori_ci.run.newman import run_newman
@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     recorded = [json.loads(x) for x in (folder / "responses.jsonl").read_text(encoding="utf-8").splitlines() if x]
     replay = [Canned(recorded[i % len(recorded)]["body"]) for i in range(args.responses)]
     spec = load_spec(str(folder / "spec.json"))
-    collection = build_collection(spec, labels(folder), null_like=tuple(meta.get("null_like") or ()))
-    items = list(collection.items())
+    collection = build_requests(spec, labels(folder), null_like=tuple(meta.get("null_like") or ()))
+    items = list(collection.requests())
     if len(items) != 1:
         print(f"{folder.name}: expected one request, the collection has {len(items)}", file=sys.stderr)
         return 2

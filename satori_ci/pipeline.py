@@ -1,7 +1,7 @@
 """The pull-request check, shared by `satori-ci check`/`demo` and the GitHub Action's entrypoint.
 
 Per spec: load head (and base) -> field diff -> incremental inference against the committed oracle
-file -> collection -> run against staging (skipped with a reason without a URL) -> the run's observed
+file -> the requests -> run against staging (skipped with a reason without a URL) -> the run's observed
 responses into the observation store and its suggestions into the oracle file -> oracle diff -> a
 `SpecCheck`. One spec that cannot be read does not stop the others. Reads specs, the oracle file and the
 observation stores; writes nothing (callers write the updated oracle files and stores, and print the report).
@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from satori_ci.config import SpecConfig
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.infer.factory import make_backend
 from satori_ci.infer.incremental import update_oracle_file
 from satori_ci.infer.interface import Inferred
@@ -48,12 +48,14 @@ from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, load_oracle_file
 from satori_ci.oracles.model import OBSERVED, Oracle
 from satori_ci.plan import PlanSettings, RequestPlan, plan_requests
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import RequestSet
 from satori_ci.plan.shards import Shard, ShardError, slice_plan, unshardable
-from satori_ci.postman.collection import Collection, build_collection
-from satori_ci.postman.team import TeamCollection
+from satori_ci.postman.match import given_requests
+from satori_ci.postman.read import TeamCollection
 from satori_ci.redaction import redact
 from satori_ci.report.model import FieldLocation, InferenceSummary, ObservationSummary, SpecCheck, identity
-from satori_ci.run.errors import RunError
+from satori_ci.run.interface import RunnerName
 from satori_ci.run.model import RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, Progress, RunConfig, parse_json
 from satori_ci.run.shards import RunOrder, own_part, run_order
@@ -92,7 +94,7 @@ class CheckOptions:
     backend: str = "rules"
     llm: LLMConfig | None = None
     runner: str = "auto"
-    """`newman`, `native`, or `auto` (Newman when installed, else native with a note)."""
+    """A `RunnerName`: `newman`, `native`, or `auto` (Newman when installed, else native with a note)."""
     timeout_s: float = 30.0
     max_response_bytes: int = DEFAULT_MAX_BYTES
     retries: int = 2
@@ -170,45 +172,33 @@ def observable(fields: Sequence[ResponseField], settings: SpecConfig) -> list[Re
             and not settings.ignore.operation(f.operation.method, f.operation.path)]
 
 
-def _collection(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str,
-                plan: RequestPlan | None = None, scripts_for: AbstractSet[str] | None = None) -> Collection:
-    """The collection a run sends (the whole one; with `scripts_for`, the test scripts of those operations only:
-    a shard slices it)."""
+def _requests(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str,
+              plan: RequestPlan | None = None) -> RequestSet:
+    """The requests a run sends (the whole set: a shard slices it)."""
     plan = plan if plan is not None else plan_requests(spec, target.plan)
     observe = observed_fields(observable(spec.fields, target.settings)) if target.settings.observe.enabled else None
-    return build_collection(spec, oracles, staging_url, target.settings.null_like, plan, target.team,
-                            target.plan.unsafe, observe, scripts_for)
+    given = given_requests(target.team, spec, staging_url) if target.team is not None else None
+    return build_requests(spec, oracles, staging_url, target.settings.null_like, plan, given, target.plan.unsafe,
+                          observe)
 
 
-def _execute(collection: Collection, oracles: int, target: SpecTarget, options: CheckOptions,
+def _execute(planned: RequestSet, oracles: int, target: SpecTarget, options: CheckOptions,
              staging_url: str, what: str = "") -> RunResult:
     if options.on_stage is not None:
-        requests = sum(1 for _ in collection.items())
+        requests = sum(1 for _ in planned.requests())
         options.on_stage(f"{what}running {requests} request(s) with {oracles} oracle(s) against {staging_url}")
     config = RunConfig(base_url=staging_url, timeout_s=options.timeout_s, retries=options.retries,
                        max_bytes=options.max_response_bytes,
                        environ=dict(options.environ), headers=target.headers, min_exercised=target.min_exercised,
                        fail_on_server_errors=target.fail_on_server_errors, progress=options.on_request)
-    from satori_ci.run.native import run_native
-    from satori_ci.run.newman import find_newman, run_newman
-
-    if options.runner == "native":
-        return run_native(collection, config)
-    try:
-        find_newman()
-    except RunError as exc:
-        if options.runner == "newman":
-            raise
-        result = run_native(collection, config)
-        return replace(result, notes=(*result.notes, f"Newman not found, the native runner was used: {exc}"))
-    return run_newman(collection, config)
+    return RunnerName(options.runner).build(target.team).run(planned, config)
 
 
 def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: CheckOptions) -> RunResult | None:
     if not target.staging_url:
         return None
-    collection = _collection(spec, oracles, target, target.staging_url)
-    return _execute(collection, len(oracles), target, options, target.staging_url)
+    planned = _requests(spec, oracles, target, target.staging_url)
+    return _execute(planned, len(oracles), target, options, target.staging_url)
 
 
 def preexisting(run: RunResult | None, before: OracleFile | None, new_oracles: frozenset[tuple[str, ...]],
@@ -487,7 +477,7 @@ def bind_spec(head: str, spec: str, oracle_file: Path, files: Sequence[str] = ()
 @dataclass(frozen=True)
 class ShardSpec:
     """One spec's part of a sharded check (`check_shard`): the frame (the same in every shard), the order of a run
-    of the whole collection, this shard's part of the run, what `conclude` needs of the spec for the fields that
+    of the whole request set, this shard's part of the run, what `conclude` needs of the spec for the fields that
     part observed, and what the part is bound to."""
 
     frame: CheckFrame
@@ -529,14 +519,14 @@ def _observed_keys(store: ObservationStore | None) -> set[FieldKey]:
     return {(op.method, op.path, op.status, path) for op, found in store.operations.items() for path in found.fields}
 
 
-def _inputs_digest(collection: Collection, target: SpecTarget, options: CheckOptions, staging_url: str) -> str:
+def _inputs_digest(planned: RequestSet, target: SpecTarget, options: CheckOptions, staging_url: str) -> str:
     parts = urlsplit(staging_url)
     origin = f"{parts.scheme}://{parts.hostname or ''}{'' if parts.port is None else f':{parts.port}'}{parts.path}"
     data = {"url": origin, "headers": [h for h, _ in target.headers], "runner": options.runner,
             "timeout_s": options.timeout_s, "retries": options.retries, "max_bytes": options.max_response_bytes,
             "min_exercised": target.min_exercised, "server_errors": target.fail_on_server_errors,
-            "seeds": [list(s) for s in collection.chain_seeds],
-            "items": [[i.id, i.name, i.method, i.path, list(i.requires)] for i in collection.items()]}
+            "seeds": [list(s) for s in planned.chain_seeds],
+            "items": [[i.id, i.name, i.method, i.path, list(i.requires)] for i in planned.requests()]}
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -560,11 +550,10 @@ def check_shard(target: SpecTarget, options: CheckOptions, shard: Shard) -> Shar
         if why is not None:
             raise ShardError(f"{target.settings.path}: cannot be sharded: {why}")
         sliced = slice_plan(plan, shard)
-        collection = _collection(head, prepared.checked, target, target.staging_url, plan,
-                                 sliced.own | sliced.support)
-        order = run_order(collection)
-        inputs = _inputs_digest(collection, target, options, target.staging_url)
-        result = _execute(collection.only(sliced.own, sliced.support), len(prepared.checked), target, options,
+        planned = _requests(head, prepared.checked, target, target.staging_url, plan)
+        order = run_order(planned)
+        inputs = _inputs_digest(planned, target, options, target.staging_url)
+        result = _execute(planned.only(sliced.own, sliced.support), len(prepared.checked), target, options,
                           target.staging_url, f"shard {shard}: ")
         part = own_part(result, order, shard.owns)
         part = replace(part, observed=_scrubbed(part.observed, secret_value))

@@ -47,7 +47,7 @@ from typing import Any
 
 from satori_ci import __version__
 from satori_ci.config import ProjectConfig
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ErrorKind, ExitCode, SatoriError
 from satori_ci.oracles.file import FieldEntry, OracleFile
 from satori_ci.pipeline import (
     CheckFrame,
@@ -84,7 +84,7 @@ _SPEC_KEYS = frozenset({"check", "common", "run", "fields", "locations", "bindin
 _COMMON_KEYS = frozenset({"frame", "previous", "order", "inputs"})
 
 
-class ShardReportError(Exception):
+class ShardReportError(SatoriError, kind=ErrorKind.INFRASTRUCTURE):
     """Partial reports that cannot be merged: one line, and the exit code it stands for (2: a report that is not
     one, or reports of different checks; 3: a shard missing or failed)."""
 
@@ -95,6 +95,10 @@ class ShardReportError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    @property
+    def error_kind(self) -> ErrorKind:
+        return ErrorKind.of_code(self.code)
 
 
 @dataclass(frozen=True)

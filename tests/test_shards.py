@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.observe.store import ObservationStore, OperationObservations
 from satori_ci.observe.summary import FieldObservations, NumberStats, StringStats
 from satori_ci.oracles.kinds import OracleKind

@@ -14,16 +14,15 @@ import os
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
 from typing import NoReturn
 
 from satori_ci import __version__
 from satori_ci.cli import check_commands, infer_commands, run_commands, spec_commands
-from satori_ci.cli.errors import UsageError, classify, terminate_as_interrupt
+from satori_ci.cli.errors import stop
 from satori_ci.config import ConfigError, load_config
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode, terminate_as_interrupt
 from satori_ci.redaction import environ_secrets, header_secrets, installed, url_secrets
 
 Handler = Callable[[argparse.Namespace], int]
@@ -82,9 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         with installed(secrets_of(args, os.environ), generic_stdout=args.command not in DATA_ON_STDOUT):
             return _run(args)
-    except KeyboardInterrupt:  # before the command started (its own interrupts are `_run`'s)
-        print("satori-ci: interrupted", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+    except KeyboardInterrupt as exc:  # before the command started (its own interrupts are `_run`'s)
+        return stop(exc)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -102,25 +100,12 @@ def _run(args: argparse.Namespace) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
-    except KeyboardInterrupt:
-        print("satori-ci: interrupted", file=sys.stderr)
-        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.OK
-    except UsageError as exc:
-        print(f"satori-ci: error: {exc}", file=sys.stderr)
-        return ExitCode.INPUT_ERROR
-    except Exception as exc:  # the one error boundary: classified, worded, never a traceback
-        code, message = classify(exc)
-        if code is None:
-            if os.environ.get("SATORI_DEBUG"):
-                traceback.print_exc()
-            message = f"internal error: {type(exc).__name__}: {exc} (set SATORI_DEBUG=1 for a traceback)"
-            code = ExitCode.INPUT_ERROR
-        print(f"satori-ci: error: {message}", file=sys.stderr)
-        return code
+    except (KeyboardInterrupt, Exception) as exc:  # the one error boundary: `errors.classify`, one line, no traceback
+        return stop(exc)
 
 
 def entry() -> None:

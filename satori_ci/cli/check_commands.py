@@ -4,29 +4,25 @@ then `satori-ci merge REPORT...`) and `satori-ci demo`."""
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from satori_ci.cli.errors import UsageError, classify
-from satori_ci.cli.infer_commands import DEFAULT_MODEL, default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
 from satori_ci.cli.run_commands import add_max_response_bytes, add_timeout
 from satori_ci.cli.spec_commands import add_spec_options
 from satori_ci.config import ObserveSettings, ProjectConfig, load_config
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode, UsageError, classify
 from satori_ci.infer.factory import BACKENDS
 from satori_ci.infer.llm import LLMConfig
+from satori_ci.infer.llm.config import DEFAULT_MODEL
 from satori_ci.observe.store import dump_store
 from satori_ci.oracles.file import dump_oracle_file
 from satori_ci.pipeline import CheckOptions, SpecTarget, bind_spec, check_shard, check_spec, store_file_of
@@ -35,22 +31,21 @@ from satori_ci.redaction import current
 from satori_ci.report.json_report import report_json
 from satori_ci.report.model import CheckReport, FailOn
 from satori_ci.report.terminal import render_terminal
+from satori_ci.run.interface import RUNNER_NAMES, RunnerName
+from satori_ci.shard_files import read_shard_reports, report_files
 from satori_ci.shards import (
-    MAX_REPORT_BYTES,
     Expected,
-    ReadReport,
     RunBinding,
     ShardReport,
     ShardReportError,
     config_digest,
     files_named,
     merge_shards,
-    read_shard_report_bytes,
-    report_too_large,
     shard_report_text,
 )
 from satori_ci.spec.errors import SpecError
 from satori_ci.spec.source import open_source
+from satori_ci.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
 
 
 def _spec_path(ref: str) -> str:
@@ -91,10 +86,8 @@ def run_check(args: argparse.Namespace) -> int:
     try:
         return _check(args, shard)
     except Exception as exc:  # the merge must name the shard that could not run
-        code, message = classify(exc)
-        if code is None:
-            message = f"internal error: {type(exc).__name__}: {exc}"
-        failed = ShardReport(shard, failed=message, exit_code=int(code or ExitCode.INFRASTRUCTURE))
+        failure = classify(exc)
+        failed = ShardReport(shard, failed=failure.message, exit_code=int(failure.code))
         _write_shard_report(Path(args.shard_report), failed)
         raise
 
@@ -186,46 +179,6 @@ def emit(report: CheckReport, as_json: bool, notes: list[str]) -> None:
         print(f"note: {note}", file=sys.stderr)
 
 
-def report_files(patterns: Sequence[str], *, action: bool = False) -> list[Path]:
-    """The partial reports named by files, folders (their `*.json`, sorted) or globs, in order. On the command
-    line an entry that names nothing is a usage error, and a file named twice stays twice (the merge says so);
-    the action's `merge` input may name folders that overlap and globs that match nothing."""
-    found: list[str] = []
-    for pattern in patterns:
-        matches = sorted(glob.glob(pattern, recursive=True)) or ([pattern] if os.path.exists(pattern) else [])
-        if not matches and not action:
-            raise UsageError(f"{pattern}: no such file or folder")
-        for match in matches:
-            path = Path(match)
-            if path.is_dir():
-                found.extend(p.as_posix() for p in sorted(path.rglob("*.json")) if p.is_file())
-            elif path.is_file():
-                found.append(path.as_posix())
-    return [Path(p) for p in (dict.fromkeys(found) if action else found)]
-
-
-def read_report_file(path: Path) -> bytes:
-    """A report file's bytes: a regular file whose size is checked before anything is read, and read no further
-    than that cap (ShardReportError, exit 2, naming the file, otherwise)."""
-    name = path.as_posix()
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe put there does not block
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: not a regular file: not a shard report")
-            if info.st_size > MAX_REPORT_BYTES:
-                raise report_too_large(name)
-            return handle.read(info.st_size + 1)  # one byte more: a file that grew since is refused
-    except OSError as exc:
-        raise ShardReportError(ExitCode.INPUT_ERROR, f"{name}: cannot read ({exc.strerror or exc})") from None
-
-
-def read_shard_reports(paths: list[Path]) -> list[tuple[str, ReadReport]]:
-    """Each file read as a partial report (ShardReportError naming the file when it is not one)."""
-    return [(path.as_posix(), read_shard_report_bytes(read_report_file(path), path.as_posix())) for path in paths]
-
-
 def git_head() -> str | None:
     """The commit checked out here (`git rev-parse HEAD`); None outside a repository or before its first commit."""
     try:
@@ -296,8 +249,7 @@ def run_merge(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from satori_ci.demo import DemoBookshop, example_specs
-    from satori_ci.demo_staging import StagingServer
+    from satori_ci.demo import DemoBookshop, StagingServer, example_specs
 
     v1, v2 = example_specs()
     if not v1.exists():
@@ -352,7 +304,7 @@ def register(sub: Any) -> None:
     check.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="NAME",
                        help="environment variable holding the LLM key (default OPENAI_API_KEY)")
     check.add_argument("--oracles", metavar="FILE", help="the oracle file (default .satori/<spec path>.oracles.yaml)")
-    check.add_argument("--runner", choices=("auto", "newman", "native"), default="auto",
+    check.add_argument("--runner", choices=RUNNER_NAMES, default=RunnerName.AUTO.value,
                        help="auto (Newman when installed, else native), newman, native")
     check.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: violations")
     check.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
@@ -394,7 +346,7 @@ def register(sub: Any) -> None:
     demo = sub.add_parser("demo", help="run check on the bundled example against a local staging API",
                           description="Starts the example staging API on a free local port, checks the example "
                           "change v1 -> v2, prints the report and stops. No key, no network, no Node needed.")
-    demo.add_argument("--runner", choices=("auto", "newman", "native"), default="auto",
+    demo.add_argument("--runner", choices=RUNNER_NAMES, default=RunnerName.AUTO.value,
                       help="auto (Newman when installed, else native), newman, native")
     demo.add_argument("--json", action="store_true", help="machine-readable report")
     demo.set_defaults(handler=run_demo)

@@ -1,42 +1,27 @@
-"""Each stage's error type mapped to an exit code and one line of text."""
+"""How `satori-ci` says why it stopped: the `Failure` that `satori_ci.errors.classify` gives, one line on stderr."""
 
 from __future__ import annotations
 
-from satori_ci.config import ConfigError
-from satori_ci.exit_codes import ExitCode
-from satori_ci.infer.llm.batch import BatchError, BatchErrorKind
-from satori_ci.oracles.errors import OracleFileError
-from satori_ci.plan.shards import ShardError
-from satori_ci.postman.team import TeamCollectionError
-from satori_ci.run.errors import RunError, RunErrorKind
-from satori_ci.shards import ShardReportError
-from satori_ci.spec.errors import SpecError
+import os
+import sys
+import traceback
+
+from satori_ci.errors import ErrorKind, ExitCode, classify
+
+DEBUG_HINT = " (set SATORI_DEBUG=1 for a traceback)"
 
 
-class UsageError(Exception):
-    """Arguments that do not make sense together."""
-
-
-def classify(exc: Exception) -> tuple[ExitCode | None, str]:
-    """The exit code and message for a known error; (None, '') for a bug."""
-    if isinstance(exc, SpecError):
-        return ExitCode.INPUT_ERROR, exc.message
-    if isinstance(exc, ConfigError):
-        return ExitCode.INPUT_ERROR, str(exc)
-    if isinstance(exc, OracleFileError | TeamCollectionError):
-        return ExitCode.INPUT_ERROR, str(exc)
-    if isinstance(exc, ShardError):
-        return ExitCode.INPUT_ERROR, str(exc)
-    if isinstance(exc, ShardReportError):
-        return exc.code, exc.message
-    if isinstance(exc, BatchError):
-        return (ExitCode.INPUT_ERROR if exc.kind is BatchErrorKind.INPUT else ExitCode.INFRASTRUCTURE), exc.message
-    if isinstance(exc, RunError):
-        code = ExitCode.INPUT_ERROR if exc.kind is RunErrorKind.INPUT else ExitCode.INFRASTRUCTURE
-        return code, exc.message
-    return None, ""
-
-
-def terminate_as_interrupt(signum: int, frame: object) -> None:
-    """A SIGTERM handler: stop as Ctrl-C does, so the interrupt handling of the CLI and the action runs."""
-    raise KeyboardInterrupt
+def stop(exc: BaseException) -> ExitCode:
+    """Say why the command stopped (`satori-ci: interrupted`, else `satori-ci: error: ...`; a bug with the
+    SATORI_DEBUG hint, and its traceback first when SATORI_DEBUG is set); the exit code."""
+    failure = classify(exc)
+    if failure.kind is ErrorKind.INTERRUPTED:
+        print("satori-ci: interrupted", file=sys.stderr)
+        return failure.code
+    message = failure.message
+    if failure.kind is ErrorKind.BUG:
+        if os.environ.get("SATORI_DEBUG"):
+            traceback.print_exception(exc)
+        message += DEBUG_HINT
+    print(f"satori-ci: error: {message}", file=sys.stderr)
+    return failure.code

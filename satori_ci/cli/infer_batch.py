@@ -18,17 +18,10 @@ import os
 import sys
 from pathlib import Path
 
-from satori_ci.cli.errors import UsageError
-from satori_ci.cli.infer_commands import (
-    ensure_inside_workspace,
-    llm_config,
-    summary_lines,
-    write_atomically,
-)
+from satori_ci.cli.infer_common import llm_config, summary_lines
 from satori_ci.cli.progress import ProgressBar
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode, UsageError
 from satori_ci.infer.batch_run import Collected, collect, prepare, submit
-from satori_ci.infer.llm.backend import LLMConfig
 from satori_ci.infer.llm.batch import (
     BatchApi,
     BatchError,
@@ -38,10 +31,12 @@ from satori_ci.infer.llm.batch import (
     total_line,
 )
 from satori_ci.infer.llm.batch_state import BatchState, dump_state, input_path, load_state, state_path
+from satori_ci.infer.llm.config import LLMConfig
 from satori_ci.infer.rules import context_digests
 from satori_ci.oracles.file import OracleFile, dump_oracle_file
 from satori_ci.report.oracle_text import interchange_jsonl
 from satori_ci.spec.model import Spec
+from satori_ci.workspace import ensure_inside_workspace, write_atomically
 
 
 def _read_state(path: Path) -> BatchState | None:

@@ -8,12 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from satori_ci.cli.errors import UsageError
 from satori_ci.config import SpecConfig
+from satori_ci.errors import UsageError
 from satori_ci.plan import PlanSettings
-from satori_ci.postman.team import TeamCollection, TeamCollectionError, read_team_collection
-from satori_ci.spec.errors import SpecError
-from satori_ci.spec.source import open_source
+from satori_ci.postman.read import TeamCollection
+from satori_ci.workspace import load_team
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -66,29 +65,6 @@ class RequestInputs:
     fail_on_server_errors: bool
     notes: tuple[str, ...]
     team: TeamCollection | None = None
-
-
-def _read(ref: str) -> str:
-    """A file of the repository (or `REV:path`), confined to it."""
-    try:
-        reader = open_source(ref)
-        return reader.read(reader.entry).decode("utf-8")
-    except SpecError as exc:
-        raise TeamCollectionError(str(exc)) from None
-    except UnicodeDecodeError:
-        raise TeamCollectionError(f"{ref}: not UTF-8 text") from None
-
-
-def load_team(collection: str | None, environment: str | None, rev: str | None = None) -> TeamCollection | None:
-    """The team's collection (and environment), read from the working tree or, with `rev`, from that commit."""
-    if collection is None:
-        if environment is not None:
-            raise TeamCollectionError(f"{environment}: an environment file needs a collection "
-                                      "(--postman-collection or requests.collection)")
-        return None
-    name = f"{rev}:{collection}" if rev else collection
-    env_name = (f"{rev}:{environment}" if rev else environment) if environment else None
-    return read_team_collection(_read(name), name, _read(env_name) if env_name else None, env_name)
 
 
 def _header(text: str) -> tuple[str, str]:

@@ -9,13 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from satori_ci.cli.errors import UsageError
-from satori_ci.cli.infer_commands import ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import RequestInputs, add_request_options, check_base_url, request_inputs
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
 from satori_ci.config import SpecConfig, load_config
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode, UsageError
 from satori_ci.observe.apply import pending
 from satori_ci.observe.fields import observed_fields
 from satori_ci.observe.propose import ready
@@ -26,14 +24,19 @@ from satori_ci.oracles.freshness import staleness
 from satori_ci.oracles.model import Oracle
 from satori_ci.pipeline import observable, proposal_settings, read_store, store_file_of
 from satori_ci.plan import plan_requests
-from satori_ci.postman.collection import Collection, build_collection
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import RequestSet
+from satori_ci.postman.export import collection_json
+from satori_ci.postman.match import given_requests
 from satori_ci.redaction import redact
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.errors import RunError, RunErrorKind
+from satori_ci.run.interface import SENDING_RUNNERS, RunnerName
 from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, MAX_TIMEOUT_S, RunConfig
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
 from satori_ci.spec import ResponseField, Spec
+from satori_ci.workspace import ensure_inside_workspace, write_atomically
 
 
 def _read_text(path: str, what: str) -> str:
@@ -91,16 +94,17 @@ def null_like(args: argparse.Namespace, spec: Spec) -> tuple[str, ...]:
     return _settings(args, spec).null_like
 
 
-def _planned_collection(args: argparse.Namespace, spec: Spec, oracles: list[Oracle], base_url: str | None,
-                        observe: list[ResponseField] | None = None) -> tuple[Collection, RequestInputs]:
-    """The collection of what the plan sends, under the flags and the config's `requests:`; `observe`: the fields
-    whose values each response is summarized for (the observation store)."""
+def _planned(args: argparse.Namespace, spec: Spec, oracles: list[Oracle], base_url: str | None,
+             observe: list[ResponseField] | None = None) -> tuple[RequestSet, RequestInputs]:
+    """The requests the plan sends, under the flags and the config's `requests:`; `observe`: the fields whose
+    values each response is summarized for (the observation store)."""
     settings = _settings(args, spec)
     inputs = request_inputs(args, settings, os.environ, base_url)
     plan = plan_requests(spec, inputs.plan)
     nulls = tuple(args.null_like) if args.null_like else settings.null_like
     fields = observed_fields(observe) if observe is not None else None
-    return build_collection(spec, oracles, base_url, nulls, plan, inputs.team, inputs.plan.unsafe, fields), inputs
+    given = given_requests(inputs.team, spec, base_url) if inputs.team is not None else None
+    return build_requests(spec, oracles, base_url, nulls, plan, given, inputs.plan.unsafe, fields), inputs
 
 
 def _observed(args: argparse.Namespace, spec: Spec) -> list[ResponseField] | None:
@@ -147,19 +151,18 @@ def _plural(n: int, word: str) -> str:
 def run_collection(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
     oracles = _configured(args, spec, read_oracles(args.oracles, spec))
-    collection, inputs = _planned_collection(args, spec, oracles, args.base_url)
-    collection = collection.with_headers([(name, "{{" + variable + "}}") for name, variable
-                                          in inputs.header_references],
-                                         variables=tuple(v for _, v in inputs.header_references))
-    text = collection.to_json()
+    planned, inputs = _planned(args, spec, oracles, args.base_url)
+    text = collection_json(planned, inputs.team,
+                           tuple((name, "{{" + variable + "}}") for name, variable in inputs.header_references),
+                           tuple(v for _, v in inputs.header_references))
     if args.out:
         _write(args.out, text)
-        requests = sum(1 for _ in collection.items())
-        print(f"wrote {args.out}: {len(collection.folders)} operations, {requests} requests, "
+        requests = sum(1 for _ in planned.requests())
+        print(f"wrote {args.out}: {len(planned.groups)} operations, {requests} requests, "
               f"{len(oracles)} enabled oracles", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    _notes((*collection.notes, *(f"{k.label}: not sent: {k.detail}" for k in collection.skipped)))
+    _notes((*planned.notes, *(f"{k.label}: not sent: {k.detail}" for k in planned.skipped)))
     for _, variable in inputs.header_references:
         print(f"satori-ci: note: the collection reads header values from the variable {variable}: set it in "
               "your Postman environment", file=sys.stderr)
@@ -187,19 +190,12 @@ def run_run(args: argparse.Namespace) -> int:
     oracles = _configured(args, spec, read_oracles(args.oracles, spec))
     check_base_url(args.base_url, "--base-url")
     observe = _observed(args, spec)
-    collection, inputs = _planned_collection(args, spec, oracles, args.base_url, observe)
+    planned, inputs = _planned(args, spec, oracles, args.base_url, observe)
     _notes(inputs.notes)
     bar = ProgressBar("requests", enabled=not args.quiet)
     config = replace(_config(args, inputs), progress=bar.update)
     try:
-        if args.runner == "newman":
-            from satori_ci.run.newman import run_newman
-
-            result = run_newman(collection, config)
-        else:
-            from satori_ci.run.native import run_native
-
-            result = run_native(collection, config)
+        result = RunnerName(args.runner).build(inputs.team).run(planned, config)
     finally:
         bar.close()
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "base_url": args.base_url})
@@ -292,7 +288,7 @@ def register(sub: Any) -> None:
                     "refused (most answers 401/403) or no enabled oracle exercised.")
     _common(run)
     run.add_argument("--base-url", required=True, metavar="URL", help="the server under test")
-    run.add_argument("--runner", choices=("newman", "native"), default="newman",
+    run.add_argument("--runner", choices=SENDING_RUNNERS, default=RunnerName.NEWMAN.value,
                      help="newman (the Postman collection, needs `npm ci`) or native (Python requests)")
     add_timeout(run)
     add_max_response_bytes(run)

@@ -9,8 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from satori_ci import redaction
-from satori_ci.cli.errors import UsageError
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode, UsageError
 from satori_ci.report.spec_text import diff_json, diff_text, fields_table
 from satori_ci.spec import ResponseField, Spec, diff_fields, load_spec
 from satori_ci.spec.loader import collector_paused

@@ -13,7 +13,7 @@ push created the branch), which the inputs may override; none for `workflow_disp
 
 `workflow_run` (the fork recipe): the event's `head_sha`, and a `PullRequestClaim` of what the event and the
 `pull-request`/`base-sha` inputs say. Until `verified` checked it against GitHub's API (`workflow_run.verify`),
-the context has no pull request number and no base: nothing is posted, and `entrypoint.trusted_config` refuses
+the context has no pull request number and no base: nothing is posted, and `action.targets.trusted_config` refuses
 to read a config. The base is then GitHub's `base.sha` for the pull request, never an input.
 """
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from satori_ci.errors import ErrorKind, SatoriError
 
-class ActionConfigError(ValueError):
+
+class ActionConfigError(SatoriError, ValueError, kind=ErrorKind.INPUT):
     """An input or the event cannot be used; the message is one line and never contains a secret.
 
-    The entrypoint turns it into `::error::` and exit code 2 (input error).
+    The action turns it into `::error::` and exit code 2 (input error).
     """
 
 
-class GitHubUnavailable(RuntimeError):
+class GitHubUnavailable(SatoriError, RuntimeError, kind=ErrorKind.INFRASTRUCTURE):
     """GitHub's API could not be asked (no answer, a 5xx, a rate limit past the retry budget); one line.
 
-    The entrypoint turns it into `::error::` and exit code 3 (infrastructure).
+    The action turns it into `::error::` and exit code 3 (infrastructure).
     """

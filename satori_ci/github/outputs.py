@@ -10,7 +10,7 @@
   printed is made `redaction.log_safe` (no line of it starts with `::`, none holds `##[`).
 - `::add-mask::` lines for secrets. Redaction itself is `satori_ci.redaction`, the one redaction point.
 
-Nothing here prints: the entrypoint prints what these functions return.
+Nothing here prints: the action (`satori_ci.action`) prints what these functions return.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from satori_ci.infer.factory import make_backend
 from satori_ci.infer.incremental import Contexts, UpdateResult, plan_inference, update_oracle_file
-from satori_ci.infer.llm.backend import LLMConfig, ProgressCallback
+from satori_ci.infer.llm.backend import ProgressCallback
 from satori_ci.infer.llm.batch import (
     BATCH_FAILED,
     BatchApi,
@@ -32,6 +32,7 @@ from satori_ci.infer.llm.batch import (
 )
 from satori_ci.infer.llm.batch_state import BatchPart, BatchState
 from satori_ci.infer.llm.budget import BATCH_PRICE_FACTOR
+from satori_ci.infer.llm.config import LLMConfig
 from satori_ci.infer.llm.errors import CallError, Completion
 from satori_ci.oracles.file import OracleFile
 from satori_ci.spec.model import ResponseField, Spec

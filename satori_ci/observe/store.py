@@ -7,7 +7,8 @@ observed responses violated it since it last held (`violated`: what makes an ora
 `satori_ci.observe.update.suspects`): a run in which an oracle met values and none broke it clears its count.
 
 The file is JSON with sorted keys, one field a line, so that it is deterministic and its diffs are readable;
-it is bounded by the spec (fields the spec no longer has are pruned) and by the summaries' own bounds.
+it is bounded by the spec (fields the spec no longer has are pruned) and by the summaries' own bounds. It is read
+back strictly, through its model (`store_model`): a file that is not one is one `ObservationStoreError` line.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
+from satori_ci.observe.keys import oracle_key
+from satori_ci.observe.store_model import FORMAT_VERSION, FieldFile, OperationFile, StoreFile, first_problem
 from satori_ci.observe.summary import (
     FORMATS,
     ArrayStats,
@@ -28,7 +33,6 @@ from satori_ci.observe.summary import (
     StringStats,
     canonical_number,
     merge_fields,
-    number_text,
     without_values,
 )
 from satori_ci.oracles.check import escape_surrogates
@@ -37,7 +41,6 @@ from satori_ci.oracles.file import operation_label, parse_operation_label
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import OperationKey
 
-FORMAT_VERSION = 1
 MAX_REQUESTS = 16
 """Distinct request digests kept per operation (enough to tell one request from several)."""
 MAX_STORE_BYTES = 32 * 1024 * 1024
@@ -79,22 +82,6 @@ class ObservationStore:
 def request_digest(method: str, url: str) -> str:
     """Twelve hex digits standing for one request (method and URL with its query): tells requests apart."""
     return hashlib.sha256(f"{method.upper()} {url}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return json.dumps(value, ensure_ascii=False)
-    return number_text(value)
-
-
-def oracle_key(oracle: Oracle) -> str:
-    """`kind` or `kind value`, the value canonical (lists as sorted sets, numbers as JavaScript writes them)."""
-    if oracle.value is None:
-        return oracle.kind.value
-    if isinstance(oracle.value, tuple | list):
-        items = sorted({_value_text(v) for v in oracle.value})
-        return f"{oracle.kind.value} [{', '.join(items)}]"
-    return f"{oracle.kind.value} {_value_text(oracle.value)}"
 
 
 # -- merging ---------------------------------------------------------------------------------------------------
@@ -255,88 +242,45 @@ def dump_store(store: ObservationStore) -> str:
     return "".join(out)
 
 
-class _Reader:
-    def __init__(self, name: str) -> None:
-        self.name = name
+# -- reading (through the file's model, `store_model`) ---------------------------------------------------------
 
-    def fail(self, where: str, message: str) -> ObservationStoreError:
-        return ObservationStoreError(f"{self.name}: {where}: {message}" if where else f"{self.name}: {message}")
 
-    def mapping(self, raw: Any, where: str, keys: Iterable[str] = (), optional: Iterable[str] = ()) -> dict[str, Any]:
-        if not isinstance(raw, dict):
-            raise self.fail(where, "expected an object")
-        allowed = set(keys) | set(optional)
-        if keys or optional:
-            unknown = sorted(set(raw) - allowed)
-            if unknown:
-                raise self.fail(where, f"unknown key {unknown[0]!r}")
-            missing = sorted(set(keys) - set(raw))
-            if missing:
-                raise self.fail(where, f"missing key {missing[0]!r}")
-        return raw
+def _counts(found: list[tuple[str, int]] | None) -> Counts | None:
+    return None if found is None else tuple(sorted(found))
 
-    def count(self, raw: Any, where: str) -> int:
-        if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
-            raise self.fail(where, "expected a count (an integer, 0 or more)")
-        return raw
 
-    def number(self, raw: Any, where: str) -> int | float:
-        if isinstance(raw, bool) or not isinstance(raw, int | float):
-            raise self.fail(where, "expected a number")
-        return canonical_number(raw)
+def _field(found: FieldFile) -> FieldObservations:
+    s, n, b, a = found.string, found.number, found.boolean, found.array
+    return FieldObservations(
+        found.responses, found.values,
+        None if s is None else StringStats(s.responses, s.min_length, s.max_length, s.url, s.numeric, s.email,
+                                           s.date, s.time, _counts(s.values)),
+        None if n is None else NumberStats(n.responses, canonical_number(n.min), canonical_number(n.max),
+                                           _counts(n.values)),
+        None if b is None else BooleanStats(b.responses, b.true, b.false),
+        None if a is None else ArrayStats(a.responses, a.min_size, a.max_size, a.ascending, a.descending,
+                                          a.informative, _counts(a.sizes)),
+        found.objects)
 
-    def counts(self, raw: Any, where: str) -> Counts | None:
-        if raw is None:
-            return None
-        found = self.mapping(raw, where)
-        return tuple(sorted((str(k), self.count(v, f"{where}.{k}")) for k, v in found.items()))
 
-    def field(self, raw: Any, where: str) -> FieldObservations:
-        top = self.mapping(raw, where, ("responses", "values"), ("string", "number", "boolean", "array", "objects"))
-        string = number = boolean = array = None
-        if "string" in top:
-            s = self.mapping(top["string"], f"{where}.string",
-                             ("responses", "min_length", "max_length", *(n for n, _ in FORMATS)), ("values",))
-            string = StringStats(self.count(s["responses"], where), self.count(s["min_length"], where),
-                                 self.count(s["max_length"], where),
-                                 **{n: self.count(s[n], f"{where}.string.{n}") for n, _ in FORMATS},
-                                 values=self.counts(s.get("values"), f"{where}.string.values"))
-        if "number" in top:
-            n = self.mapping(top["number"], f"{where}.number", ("responses", "min", "max"), ("values",))
-            number = NumberStats(self.count(n["responses"], where), self.number(n["min"], f"{where}.number.min"),
-                                 self.number(n["max"], f"{where}.number.max"),
-                                 self.counts(n.get("values"), f"{where}.number.values"))
-        if "boolean" in top:
-            b = self.mapping(top["boolean"], f"{where}.boolean", ("responses", "true", "false"))
-            boolean = BooleanStats(*(self.count(b[k], f"{where}.boolean.{k}") for k in ("responses", "true", "false")))
-        if "array" in top:
-            keys = ("responses", "min_size", "max_size", "ascending", "descending", "informative")
-            a = self.mapping(top["array"], f"{where}.array", keys, ("sizes",))
-            c = {k: self.count(a[k], f"{where}.array.{k}") for k in keys}
-            array = ArrayStats(c["responses"], c["min_size"], c["max_size"], c["ascending"], c["descending"],
-                               c["informative"],
-                               self.counts(a.get("sizes"), f"{where}.array.sizes"))
-        return FieldObservations(self.count(top["responses"], where), self.count(top["values"], where), string,
-                                 number, boolean, array, self.count(top.get("objects", 0), f"{where}.objects"))
+def _operation(found: OperationFile) -> OperationObservations:
+    return OperationObservations(
+        found.responses, tuple(sorted(set(found.requests or ())))[:MAX_REQUESTS],
+        {path: _field(summary) for path, summary in found.fields or ()},
+        {path: dict(counts) for path, counts in found.violated or ()})
 
-    def operation(self, raw: Any, where: str) -> OperationObservations:
-        top = self.mapping(raw, where, ("responses",), ("requests", "fields", "violated"))
-        requests = top.get("requests") or []
-        if not isinstance(requests, list) or not all(isinstance(r, str) for r in requests):
-            raise self.fail(f"{where}.requests", "expected a list of strings")
-        fields = {str(k): self.field(v, f"{where}.fields.{k}")
-                  for k, v in self.mapping(top.get("fields") or {}, f"{where}.fields").items()}
-        violated: dict[str, dict[str, int]] = {}
-        for path, counts in self.mapping(top.get("violated") or {}, f"{where}.violated").items():
-            violated[str(path)] = {str(k): self.count(v, f"{where}.violated.{path}.{k}")
-                                   for k, v in self.mapping(counts, f"{where}.violated.{path}").items()}
-        return OperationObservations(self.count(top["responses"], f"{where}.responses"),
-                                     tuple(sorted(set(requests)))[:MAX_REQUESTS], fields, violated)
+
+def _fail(name: str, exc: ValidationError, raw: Any, field_only: bool = False) -> ObservationStoreError:
+    where, message = first_problem(exc.errors(include_url=False, include_context=False), raw, field_only)
+    return ObservationStoreError(f"{name}: {where}: {message}" if where else f"{name}: {message}")
 
 
 def read_field(raw: Any, name: str) -> FieldObservations:
     """One field summary from its JSON (`field_json`): ObservationStoreError when it is not one."""
-    return _Reader(name).field(raw, "")
+    try:
+        return _field(FieldFile.model_validate(raw))
+    except ValidationError as exc:
+        raise _fail(name, exc, raw, field_only=True) from None
 
 
 def _reject_constant(name: str) -> Any:
@@ -351,18 +295,16 @@ def load_store(text: str, name: str) -> ObservationStore:
         raw = json.loads(text, parse_constant=_reject_constant) if text.strip() else {}
     except (ValueError, RecursionError) as exc:
         raise ObservationStoreError(f"{name}: not JSON ({' '.join(str(exc).split())[:200]})") from None
-    reader = _Reader(name)
-    top = reader.mapping(raw, "", (), ("version", "spec", "operations"))
-    if top.get("version", FORMAT_VERSION) != FORMAT_VERSION:
-        raise reader.fail("version", f"unsupported store version {top.get('version')!r}")
+    try:
+        found = StoreFile.model_validate(raw)
+    except ValidationError as exc:
+        raise _fail(name, exc, raw) from None
     operations: dict[OperationKey, OperationObservations] = {}
-    for label, found in reader.mapping(top.get("operations") or {}, "operations").items():
-        key = parse_operation_label(str(label))
-        if key is None:
-            raise reader.fail(f"operations.{label}", "not 'METHOD /path STATUS'")
-        operations[key] = reader.operation(found, f"operations.{label}")
-    spec = top.get("spec", "")
-    return ObservationStore(spec if isinstance(spec, str) else "", operations)
+    for label, operation in found.operations or ():
+        key = parse_operation_label(label)
+        assert key is not None  # the model's keys are labels
+        operations[key] = _operation(operation)
+    return ObservationStore(found.spec if isinstance(found.spec, str) else "", operations)
 
 
 def store_path(oracle_file: str) -> str:

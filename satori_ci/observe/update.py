@@ -7,19 +7,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from satori_ci.observe.apply import apply_proposals
+from satori_ci.observe.keys import SuspectKey, suspect_key
 from satori_ci.observe.propose import ProposalSettings, propose
-from satori_ci.observe.store import ObservationStore, merge_stores, oracle_key, pruned, scrubbed
+from satori_ci.observe.store import ObservationStore, merge_stores, pruned, scrubbed
 from satori_ci.oracles.file import OracleFile
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import ResponseField
-
-SuspectKey = tuple[str, str, str, str, str]
-"""(method, path, status, field, oracle key): an oracle with its value (`oracle_key`)."""
-
-
-def suspect_key(oracle: Oracle) -> SuspectKey:
-    op = oracle.operation
-    return (op.method, op.path, op.status, oracle.field, oracle_key(oracle))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from satori_ci.errors import ErrorKind, SatoriError
 
-class OracleFileError(Exception):
+
+class OracleFileError(SatoriError, kind=ErrorKind.INPUT):
     """An oracle file that cannot be read; `str(err)` is one line naming the file and, when known, the line."""

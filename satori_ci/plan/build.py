@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from satori_ci.plan.chaining import find_producer, path_param, segments
+from satori_ci.plan.chaining import find_producer
 from satori_ci.plan.model import (
     SAFE_METHODS,
     Chain,
@@ -24,6 +24,7 @@ from satori_ci.plan.model import (
 )
 from satori_ci.plan.samples import sample_requests
 from satori_ci.spec.model import Operation, Spec
+from satori_ci.spec.routes import parse_template
 
 
 def chain_target(operation: Operation) -> str:
@@ -61,7 +62,7 @@ class _Planner:
 
     def _plan(self, operation: Operation) -> PlannedOperation | Skip:
         values = self.settings.values_for(operation)
-        path_params = [p for p in (path_param(s) for s in segments(operation.path)) if p]
+        path_params = [s.whole for s in parse_template(operation.path).segments if s.whole]
         chain = self._chain(operation, values) if self.settings.chain > 0 else None
         if chain is not None:
             own = sample_requests(self.spec, operation, values)

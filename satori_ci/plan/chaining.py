@@ -16,13 +16,13 @@ from typing import Any
 from satori_ci.plan.samples import raw_operation
 from satori_ci.spec.model import Operation, OperationKey, ResponseField, Spec
 from satori_ci.spec.paths import Items, MapValues, Prop, escape_name, parse
+from satori_ci.spec.routes import parse_template
 
 IDENTIFIERS = ("id", "uuid", "name", "slug", "key", "code", "path", "login", "username", "number", "sha")
 """Fields that usually name one resource of a list, most specific first."""
 _SUFFIXES = ("id", "uuid", "name", "slug", "key", "code", "path", "login", "username", "number", "sha")
 CONTAINERS = ("", "items", "data", "results", "content", "value", "records", "entries", "objects", "list")
 """Where lists usually sit in a body (`[]`, `items[]`, ...): tried when the spec does not describe the list."""
-_PARAM = re.compile(r"^\{([^{}/]+)\}$")
 
 
 def _norm(name: str) -> str:
@@ -56,16 +56,6 @@ def candidate_names(param: str, collection: str | None) -> tuple[str, ...]:
     for name in names:
         seen.setdefault(name, None)
     return tuple(seen)
-
-
-def segments(template: str) -> list[str]:
-    stripped = template.strip("/")
-    return stripped.split("/") if stripped else []
-
-
-def path_param(segment: str) -> str | None:
-    found = _PARAM.match(segment)
-    return found.group(1) if found else None
 
 
 @dataclass(frozen=True)
@@ -114,27 +104,27 @@ def _guessed_paths(names: Sequence[str]) -> list[str]:
 
 def find_producer(spec: Spec, consumer: Operation, candidates: Sequence[Operation]) -> Producer | None:
     """The producer of the consumer's last path parameter among `candidates` (operations that are sent)."""
-    parts = segments(consumer.path)
-    index = max((i for i, s in enumerate(parts) if path_param(s)), default=None)
+    parts = parse_template(consumer.path).segments
+    index = max((i for i, s in enumerate(parts) if s.whole), default=None)
     if index is None:
         return None
-    param = path_param(parts[index])
+    param = parts[index].whole
     assert param is not None
     linked = _linked(spec, consumer, param, candidates)
     if linked is not None:
         return linked
     prefix = parts[:index]
     producer = next((c for c in candidates if c.method == "GET" and c is not consumer
-                     and segments(c.path) == prefix), None)
+                     and parse_template(c.path).segments == prefix), None)
     if producer is None:
         return None
-    collection = next((s for s in reversed(prefix) if not path_param(s)), None)
+    collection = next((s.text for s in reversed(prefix) if not s.whole), None)
     names = candidate_names(param, collection)
     status = producer.statuses[0] if producer.statuses else None
     fields = spec.fields_of(OperationKey(producer.method, producer.path, status)) if status is not None else ()
     paths = _list_paths(fields, names) or _guessed_paths(names)
-    carry = tuple((str(path_param(parts[i])), str(path_param(prefix[i])))
-                  for i in range(index) if path_param(parts[i]) and path_param(prefix[i]))
+    carry = tuple((str(parts[i].whole), str(prefix[i].whole))
+                  for i in range(index) if parts[i].whole and prefix[i].whole)
     return Producer(producer, param, tuple(paths), carry)
 
 

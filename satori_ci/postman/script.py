@@ -26,6 +26,7 @@ from typing import Any
 
 from satori_ci.observe.summary import MAX_VALUE_LENGTH, MAX_VALUES
 from satori_ci.oracles.model import Oracle
+from satori_ci.plan.requests import FINDINGS_PER_ORACLE
 from satori_ci.postman.checker_js import oracle_json, segments_json
 
 CHECKER_VARIABLE = "satoriChecker"
@@ -36,9 +37,6 @@ SHOWN_PER_TEST = 10
 """Failures spelled out in one test's message (the rest counted)."""
 OBSERVED_PER_LINE = 20
 """Field summaries per console line."""
-FINDINGS_PER_ORACLE = 100
-"""Findings of one oracle printed per response (the rest counted): a run's results stay small however many
-values fail. The run keeps as many per oracle over the whole run (`run.model.VIOLATIONS_PER_ORACLE`)."""
 
 _JS_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.oracles.diff import FieldOracleDiff, OracleDiff, oracle_identity
 from satori_ci.oracles.model import OBSERVED, Oracle
 from satori_ci.report.model import CheckReport, FailOn, InferenceSummary, SpecCheck

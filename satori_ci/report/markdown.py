@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from satori_ci.exit_codes import ExitCode
-from satori_ci.observe.update import suspect_key
+from satori_ci.errors import ExitCode
+from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc

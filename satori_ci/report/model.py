@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 
-from satori_ci.exit_codes import ExitCode
+from satori_ci.config.settings import FailOn as FailOn  # the report's readers take it from here
+from satori_ci.errors import ExitCode
 from satori_ci.infer.interface import BackendStats
-from satori_ci.observe.update import SuspectKey, suspect_key
+from satori_ci.observe.keys import SuspectKey, suspect_key
 from satori_ci.oracles.diff import OracleDiff
 from satori_ci.oracles.model import Oracle
 from satori_ci.run.model import RunResult, Violation
 from satori_ci.spec.diff import FieldDiff
-
-
-class FailOn(StrEnum):
-    VIOLATIONS = "violations"
-    """Any oracle violation fails the check."""
-    NEW_VIOLATIONS = "new-violations"
-    """Only violations of oracles added or changed by this pull request fail it."""
-    NEVER = "never"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from satori_ci.observe.update import suspect_key
+from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc

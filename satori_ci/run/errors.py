@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from satori_ci.errors import ErrorKind, SatoriError
+
 
 class RunErrorKind(StrEnum):
     NEWMAN_MISSING = "newman_missing"
@@ -14,8 +16,9 @@ class RunErrorKind(StrEnum):
     """Unreadable input: a recorded responses file, an operation that is not in the spec."""
 
 
-class RunError(Exception):
-    """`str(err)` is one line a person can act on."""
+class RunError(SatoriError, kind=ErrorKind.INFRASTRUCTURE):
+    """`str(err)` is one line a person can act on; an input error (exit 2) when `kind` is INPUT, else an
+    infrastructure error (exit 3)."""
 
     def __init__(self, kind: RunErrorKind, message: str) -> None:
         super().__init__(message)
@@ -24,3 +27,7 @@ class RunError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    @property
+    def error_kind(self) -> ErrorKind:
+        return ErrorKind.INPUT if self.kind is RunErrorKind.INPUT else ErrorKind.INFRASTRUCTURE

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.observe.store import ObservationStore
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import Skip
-from satori_ci.postman.script import FINDINGS_PER_ORACLE
+from satori_ci.plan.requests import FINDINGS_PER_ORACLE
 from satori_ci.spec.model import OperationKey
 
 AUTH_STATUSES = frozenset({401, 403})

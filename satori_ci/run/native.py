@@ -1,4 +1,4 @@
-"""The native runner: the collection's requests sent with `requests`, the oracles checked in Python.
+"""The native runner: the planned requests sent with `requests`, the oracles checked in Python.
 
 Every exchange is bounded: redirects are not followed (a 3XX is reported, see `Tally`), the body is read in
 pieces and reading stops past `RunConfig.max_bytes` (`too_large`), and `RunConfig.timeout_s` bounds the whole
@@ -25,7 +25,7 @@ import urllib3
 import urllib3.connection
 
 from satori_ci.observe.summary import summarize
-from satori_ci.postman.collection import Collection, RequestItem
+from satori_ci.plan.requests import PlannedRequest, RequestSet
 from satori_ci.run.model import ProblemKind, RunResult
 from satori_ci.run.outcome import (
     Exchange,
@@ -35,9 +35,9 @@ from satori_ci.run.outcome import (
     base_url_of,
     body_text,
     checked_lines,
+    credentials,
     json_body,
     listed_findings,
-    prepare,
     request_ref,
 )
 
@@ -239,20 +239,20 @@ def _timed_out(config: RunConfig) -> Exchange:
                     detail=f"timed out: no complete response within {config.timeout_s:g} s")
 
 
-def transfer(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
+def transfer(session: requests.Session, request: PlannedRequest, base_url: str, variables: dict[str, str],
              config: RunConfig) -> tuple[requests.Response, bytes | None] | Exchange:
     """Send one request and read its response (the body None past `max_bytes`), or the problem that stopped
     it. Within `config.timeout_s` in all: past it the watchdog cuts the connection, and it is a timeout."""
-    url = item.url(base_url, variables)
-    headers = dict(item.headers(variables))
-    body = item.body.encode("utf-8") if item.body is not None else None
+    url = request.url(base_url, variables)
+    headers = dict(request.headers(variables, config.headers))
+    body = request.body.encode("utf-8") if request.body is not None else None
     deadline = time.monotonic() + config.timeout_s
     # requests passes a urllib3 Timeout through as is (its type hints say float or tuple): `total` bounds the
     # connection and the first wait for the headers (each wait, not the whole: the watchdog bounds that)
     total = cast(Any, urllib3.Timeout(total=config.timeout_s))
     with _Watchdog(config.timeout_s) as watchdog:
         try:
-            response = session.request(item.method, url, headers=headers, data=body, verify=not config.insecure,
+            response = session.request(request.method, url, headers=headers, data=body, verify=not config.insecure,
                                        timeout=total, allow_redirects=False, stream=True)
         except requests.RequestException as exc:
             kind, detail = classify_exception(exc)
@@ -272,69 +272,79 @@ def transfer(session: requests.Session, item: RequestItem, base_url: str, variab
     return response, data
 
 
-def exchange(session: requests.Session, item: RequestItem, base_url: str, variables: dict[str, str],
+def exchange(session: requests.Session, request: PlannedRequest, base_url: str, variables: dict[str, str],
              config: RunConfig) -> tuple[Exchange, Any]:
     """Send one request and check its response: the exchange, and the parsed body of a checked response."""
-    sent = transfer(session, item, base_url, variables, config)
+    sent = transfer(session, request, base_url, variables, config)
     if isinstance(sent, Exchange):
         return sent, None
     response, data = sent
     status = response.status_code
     if data is None:
         return Exchange(status=status, too_large=True), None
-    key = item.status_key(status)
+    key = request.status_key(status)
     if key is None:
         return Exchange(status=status, location=response.headers.get("Location")), None
     parsed, unreadable = json_body(body_text(data, response.headers.get("Content-Type")))
     if unreadable is not None:
-        return Exchange(status=status, detail=f"the body of {item.label} {unreadable}"), None
-    oracles = item.oracles_for(key)
-    lines, exercised = checked_lines(oracles, parsed, item.null_like)
+        return Exchange(status=status, detail=f"the body of {request.label} {unreadable}"), None
+    oracles = request.oracles_for(key)
+    lines, exercised = checked_lines(oracles, parsed, request.null_like)
     findings, omitted = listed_findings(lines)
-    fields = item.observed_for(key)
-    observed = summarize(fields, parsed, item.null_like) if item.observed else None
+    fields = request.observed_for(key)
+    observed = summarize(fields, parsed, request.null_like) if request.observed else None
     return Exchange(status=status, is_json=True, findings=findings, omitted=omitted,
                     exercised=exercised, observed=observed), parsed
 
 
-def run_native(collection: Collection, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:
-    """Every request of the collection, `config.iterations` times, each retried on infrastructure problems
-    (a 5XX once); chained requests take the values earlier responses gave, and are not sent without them."""
+def run_native(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:
+    """Every planned request, `config.iterations` times, each retried on infrastructure problems (a 5XX once);
+    chained requests take the values earlier responses gave, and are not sent without them. The run's own
+    headers (`config.headers`) go with every request as they are."""
     started = time.monotonic()
-    collection, variables, notes = prepare(collection, config)
+    variables, notes = credentials(planned, config)
     base_url = base_url_of(config)
-    tally = Tally("native", collection, config)
-    chain: dict[str, str] = dict(collection.chain_seeds)
-    total = sum(1 for _ in collection.items()) * config.iterations
+    tally = Tally("native", planned, config)
+    chain: dict[str, str] = dict(planned.chain_seeds)
+    total = sum(1 for _ in planned.requests()) * config.iterations
     done = 0
     with watched_session() as session:
         for iteration in range(config.iterations):
-            for item in collection.items():
+            for request in planned.requests():
                 if config.progress is not None:
-                    config.progress(done, total, item.label)
+                    config.progress(done, total, request.label)
                 done += 1
-                if any(name not in chain for name in item.requires):
-                    tally.add(item, request_ref(item, iteration, base_url), Exchange(skipped=item.skip_reason))
+                if any(name not in chain for name in request.requires):
+                    tally.add(request, request_ref(request, iteration, base_url), Exchange(skipped=request.skip_reason))
                     continue
-                if item.team is not None and item.team.unresolved:
-                    names = ", ".join("{{" + n + "}}" for n in item.team.unresolved)
-                    tally.add(item, request_ref(item, iteration, base_url), Exchange(
-                        skipped=f"{item.team.label} needs {names}, which the collection's scripts set: "
+                if request.given is not None and request.given.unresolved:
+                    names = ", ".join("{{" + n + "}}" for n in request.given.unresolved)
+                    tally.add(request, request_ref(request, iteration, base_url), Exchange(
+                        skipped=f"{request.given.label} needs {names}, which the collection's scripts set: "
                                 "run it with --runner newman"))
                     continue
                 known = {**variables, **chain}
                 attempts = 1
-                result, body = exchange(session, item, base_url, known, config)
+                result, body = exchange(session, request, base_url, known, config)
                 while result.retryable(attempts, config.retries):
                     sleep(config.backoff_s * attempts)
                     attempts += 1
-                    result, body = exchange(session, item, base_url, known, config)
-                used = tuple((name, chain[name]) for name in item.requires)
-                tally.add(item, request_ref(item, iteration, base_url, used), result, attempts)
+                    result, body = exchange(session, request, base_url, known, config)
+                used = tuple((name, chain[name]) for name in request.requires)
+                tally.add(request, request_ref(request, iteration, base_url, used), result, attempts)
                 if result.is_json and result.status is not None and 200 <= result.status < 300:
-                    apply_harvests(item, body, chain)
-    scripted = sum(1 for i in collection.items() if i.team is not None and i.team.scripts)
+                    apply_harvests(request, body, chain)
+    scripted = sum(1 for r in planned.requests() if r.given is not None and r.given.scripted)
     if scripted:
         notes = (*notes, f"the native runner does not run the team collection's scripts ({scripted} request(s) "
                          "have some): use --runner newman to run them")
-    return tally.result(time.monotonic() - started, (*collection.notes, *notes), collection)
+    return tally.result(time.monotonic() - started, (*planned.notes, *notes), planned)
+
+
+class NativeRunner:
+    """The native runner (`RequestRunner`): Python's `requests`, no Node.js needed."""
+
+    name = "native"
+
+    def run(self, planned: RequestSet, config: RunConfig) -> RunResult:
+        return run_native(planned, config)

@@ -20,9 +20,8 @@ from satori_ci.oracles.check import MAX_DEPTH, check_and_exercise, deeper_than, 
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.harvest import MOST, harvest
 from satori_ci.plan.model import Skip, SkipKind
+from satori_ci.plan.requests import FINDINGS_PER_ORACLE, PlannedRequest, RequestSet, substitute
 from satori_ci.plan.samples import encode
-from satori_ci.postman.collection import Collection, RequestItem, substitute
-from satori_ci.postman.script import FINDINGS_PER_ORACLE
 from satori_ci.run.model import (
     InfraProblem,
     OperationCoverage,
@@ -69,7 +68,7 @@ class RunConfig:
     """Accept any TLS certificate (self-signed staging)."""
     headers: tuple[tuple[str, str], ...] = ()
     """(header, value) sent with every request (e.g. a staging token from the config file); they replace
-    the collection's headers of the same name and, like credentials, are never written into a file that
+    the requests' headers of the same name and, like credentials, are never written into a file that
     outlives the run."""
     min_exercised: int = 1
     fail_on_server_errors: bool = True
@@ -123,28 +122,19 @@ def base_url_of(config: RunConfig) -> str:
     return config.base_url.rstrip("/")
 
 
-EXTRA_HEADER_PREFIX = "SATORI_HEADER_"
+def credentials(requests: RequestSet, config: RunConfig) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The credential variables' values (from `config.environ`) and notes on the unset ones, as every runner
+    sends them; the run's own headers (`config.headers`) are sent with their values as they are."""
+    return auth_values(requests, config.environ, {h.lower() for h, _ in config.headers})
 
 
-def prepare(collection: Collection, config: RunConfig) -> tuple[Collection, dict[str, str], tuple[str, ...]]:
-    """The collection as the runners send it (with the run's extra headers as variables), the variables'
-    values (credentials, extra headers), and notes on missing credentials."""
-    variables, notes = auth_values(collection, config.environ, {h.lower() for h, _ in config.headers})
-    templates = []
-    for n, (header, value) in enumerate(config.headers, start=1):
-        name = f"{EXTRA_HEADER_PREFIX}{n}"
-        templates.append((header, "{{" + name + "}}"))
-        variables[name] = value
-    return collection.with_headers(templates), variables, notes
-
-
-def auth_values(collection: Collection, environ: Mapping[str, str], replaced: frozenset[str] | set[str] = frozenset()
+def auth_values(requests: RequestSet, environ: Mapping[str, str], replaced: frozenset[str] | set[str] = frozenset()
                 ) -> tuple[dict[str, str], tuple[str, ...]]:
     """The value of each credential variable, ready to substitute, and notes for the unset ones (not for a
     header that a configured header of the same name replaces)."""
     values: dict[str, str] = {}
     notes: list[str] = []
-    for param in collection.auth_variables:
+    for param in requests.auth_variables:
         raw = environ.get(param.variable)
         covered = param.location == "header" and param.name.lower() in replaced
         if raw is None and not covered:
@@ -222,9 +212,9 @@ def json_body(text: str) -> tuple[Any, str | None]:
     return value, None
 
 
-def apply_harvests(item: RequestItem, body: Any, chain: dict[str, str]) -> None:
+def apply_harvests(request: PlannedRequest, body: Any, chain: dict[str, str]) -> None:
     """Fill the chain slots this response feeds (the Python twin of the test script's harvest block)."""
-    for step in item.harvests:
+    for step in request.harvests:
         count = int(chain.get(step.target + "_n", "0"))
         carried = [substitute(t, chain) for t in step.carry]
         width = len(carried) + 1
@@ -299,7 +289,7 @@ def checked_lines(oracles: Sequence[Oracle], body: Any, null_like: Sequence[str]
 class Tally:
     """Collects the final exchange of every request into a `RunResult`."""
 
-    def __init__(self, runner: str, collection: Collection | None = None, config: RunConfig | None = None) -> None:
+    def __init__(self, runner: str, planned: RequestSet | None = None, config: RunConfig | None = None) -> None:
         self.runner = runner
         self.requests = 0
         self.checked = 0
@@ -308,18 +298,18 @@ class Tally:
         self.unchecked: list[ResponseProblem] = []
         self.server_errors: list[ServerError] = []
         self.config = config
-        self.enabled: dict[str, int] = dict(collection.oracle_counts) if collection is not None else {}
+        self.enabled: dict[str, int] = dict(planned.oracle_counts) if planned is not None else {}
         self.sent: dict[str, int] = {}
         self.checked_by_op: dict[str, int] = {}
         self.exercised: dict[str, set[tuple[str, int]]] = {}
         self.runtime_skips: dict[str, str] = {}
         self.order: list[str] = []
-        self.headers: tuple[str, ...] = _credential_headers(collection, config)
-        observes = collection is not None and any(item.observed for item in collection.items())
+        self.headers: tuple[str, ...] = _credential_headers(planned, config)
+        observes = planned is not None and any(r.observed for r in planned.requests())
         self.log: ObservationLog | None = ObservationLog() if observes else None
 
-    def _seen(self, item: RequestItem) -> str:
-        label = item.label
+    def _seen(self, request: PlannedRequest) -> str:
+        label = request.label
         if label not in self.sent:
             self.sent[label] = 0
             self.checked_by_op[label] = 0
@@ -327,8 +317,8 @@ class Tally:
             self.order.append(label)
         return label
 
-    def add(self, item: RequestItem, ref: RequestRef, exchange: Exchange, attempts: int = 1) -> None:
-        label = self._seen(item)
+    def add(self, request: PlannedRequest, ref: RequestRef, exchange: Exchange, attempts: int = 1) -> None:
+        label = self._seen(request)
         if exchange.skipped is not None:
             self.runtime_skips.setdefault(label, exchange.skipped)
             return
@@ -346,15 +336,15 @@ class Tally:
             self.infrastructure.append(InfraProblem(ref, ProblemKind.CONNECTION, exchange.detail or "no response",
                                                     attempts))
         elif status >= 500:
-            guessed = item.sample.guessed if item.team is None else ()
+            guessed = request.sample.guessed if request.given is None else ()
             self.server_errors.append(ServerError(ref, status, attempts, guessed))
-        elif item.status_key(status) is None and 300 <= status < 400 and exchange.location:
+        elif request.status_key(status) is None and 300 <= status < 400 and exchange.location:
             self.unchecked.append(ResponseProblem(
                 ref, ResponseProblemKind.REDIRECTED, status,
                 f"HTTP {status}: redirected to {redirect_target(ref.url, exchange.location)} (not followed: "
                 "satori-ci sends the credentials to the base URL only; use the final address as the base URL)"))
-        elif item.status_key(status) is None:
-            expected = " or ".join(item.statuses)
+        elif request.status_key(status) is None:
+            expected = " or ".join(request.statuses)
             self.unchecked.append(ResponseProblem(ref, ResponseProblemKind.UNEXPECTED_STATUS, status,
                                                   f"HTTP {status}, expected {expected}"))
         elif not exchange.is_json:
@@ -363,10 +353,10 @@ class Tally:
         else:
             self.checked += 1
             self.checked_by_op[label] += 1
-            key = item.status_key(status) or str(status)
+            key = request.status_key(status) or str(status)
             self.exercised[label].update((key, i) for i in exchange.exercised)
-            oracles = item.oracles_for(key)
-            operation = item.operation_key(key)
+            oracles = request.oracles_for(key)
+            operation = request.operation_key(key)
             for f in exchange.findings:
                 oracle = oracles[f.index]
                 self.cap.add(Violation(operation, oracle.field, oracle, f.pointer, f.value, f.message, ref))
@@ -377,8 +367,8 @@ class Tally:
                 self.log.add(operation, request_digest(ref.method, ref.url), exchange.observed,
                              [oracles[i] for i in broken], [oracles[i] for i in exchange.exercised])
 
-    def _skipped(self, collection_skips: Sequence[Skip]) -> tuple[Skip, ...]:
-        out = list(collection_skips)
+    def _skipped(self, set_skips: Sequence[Skip]) -> tuple[Skip, ...]:
+        out = list(set_skips)
         for label, reason in self.runtime_skips.items():
             if self.sent.get(label):
                 continue
@@ -386,8 +376,8 @@ class Tally:
             out.append(Skip(method, path, SkipKind.NO_INPUT, reason))
         return tuple(out)
 
-    def _coverage(self, collection_skips: Sequence[Skip]) -> tuple[OperationCoverage, ...]:
-        labels = [*self.order, *(k.label for k in collection_skips if k.label not in self.sent)]
+    def _coverage(self, set_skips: Sequence[Skip]) -> tuple[OperationCoverage, ...]:
+        labels = [*self.order, *(k.label for k in set_skips if k.label not in self.sent)]
         labels.extend(label for label in self.enabled if label not in labels)
         out = []
         for label in labels:
@@ -396,8 +386,8 @@ class Tally:
                                          len(self.exercised.get(label, ())), self.enabled.get(label, 0)))
         return tuple(out)
 
-    def result(self, seconds: float, notes: Sequence[str] = (), collection: Collection | None = None) -> RunResult:
-        skips = collection.skipped if collection is not None else ()
+    def result(self, seconds: float, notes: Sequence[str] = (), planned: RequestSet | None = None) -> RunResult:
+        skips = planned.skipped if planned is not None else ()
         config = self.config
         return RunResult(self.runner, self.requests, self.checked, tuple(self.cap.kept),
                          tuple(self.infrastructure), tuple(self.unchecked), seconds, tuple(notes),
@@ -409,10 +399,10 @@ class Tally:
                          omitted=self.cap.omitted, observed=self.log.store() if self.log is not None else None)
 
 
-def _credential_headers(collection: Collection | None, config: RunConfig | None) -> tuple[str, ...]:
+def _credential_headers(requests: RequestSet | None, config: RunConfig | None) -> tuple[str, ...]:
     names: dict[str, None] = {}
-    if collection is not None:
-        for param in collection.auth_variables:
+    if requests is not None:
+        for param in requests.auth_variables:
             if config is None or config.environ.get(param.variable):
                 names.setdefault(f"{param.name} ({param.location})" if param.location != "header" else param.name)
     if config is not None:
@@ -421,7 +411,8 @@ def _credential_headers(collection: Collection | None, config: RunConfig | None)
     return tuple(names)
 
 
-def request_ref(item: RequestItem, iteration: int, base_url: str, used: Sequence[tuple[str, str]] = ()) -> RequestRef:
+def request_ref(request: PlannedRequest, iteration: int, base_url: str,
+                used: Sequence[tuple[str, str]] = ()) -> RequestRef:
     """The reference a result carries: never the credentials (auth query values are left as variables); chain
     values are filled in, so the URL is the one sent."""
-    return RequestRef(item.id, iteration, item.method, item.url(base_url, dict(used)), item.name)
+    return RequestRef(request.id, iteration, request.method, request.url(base_url, dict(used)), request.name)

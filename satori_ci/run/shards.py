@@ -1,10 +1,10 @@
 """A shard's part of a run, and the parts of every shard as the one run they add up to (pure).
 
-A shard runs a slice of the collection (`Collection.only`): its own requests and the support requests that give
+A shard runs a slice of the requests (`RequestSet.only`): its own requests and the support requests that give
 them chained ids. `own_part` keeps what its own operations gave; `merge_runs` puts the parts of every shard back
-into the order a run of the whole collection has, which `RunOrder` (taken from the whole collection, the same in
+into the order a run of the whole request set has, which `RunOrder` (taken from the whole set, the same in
 every shard) records: results in the order of their request (iteration, then item), coverage in the order of
-its operations, the skips the collection names first and those of the run after them.
+its operations, the skips the request set names first and those of the run after them.
 """
 
 from __future__ import annotations
@@ -14,29 +14,29 @@ from dataclasses import dataclass, replace
 
 from satori_ci.observe.store import ObservationStore, merge_stores
 from satori_ci.plan.model import Skip
-from satori_ci.postman.collection import Collection
+from satori_ci.plan.requests import RequestSet
 from satori_ci.run.model import OmittedViolations, RequestRef, RunResult
 
 
 @dataclass(frozen=True)
 class RunOrder:
-    """The order of a run of the whole collection, for merging the parts of its shards."""
+    """The order of a run of the whole request set, for merging the parts of its shards."""
 
     items: tuple[tuple[str, str], ...]
-    """(item id, `METHOD /path`) of every request of the whole collection, in the order they are sent."""
+    """(request id, `METHOD /path`) of every request of the whole set, in the order they are sent."""
     coverage: tuple[str, ...]
     """`METHOD /path` of the run's coverage entries, in their order."""
     skipped: tuple[Skip, ...]
-    """The operations the collection does not send (the run's runtime skips come after them)."""
+    """The operations the request set does not send (the run's runtime skips come after them)."""
 
 
-def run_order(collection: Collection) -> RunOrder:
-    """The order of a run of `collection` (the whole one, not a shard's slice): as `Tally` lays it out."""
-    items = tuple((i.id, i.label) for i in collection.items())
+def run_order(planned: RequestSet) -> RunOrder:
+    """The order of a run of `planned` (the whole set, not a shard's slice): as `Tally` lays it out."""
+    items = tuple((r.id, r.label) for r in planned.requests())
     labels = list(dict.fromkeys(label for _, label in items))
-    labels += [k.label for k in collection.skipped if k.label not in labels]
-    labels += [label for label, _ in collection.oracle_counts if label not in labels]
-    return RunOrder(items, tuple(dict.fromkeys(labels)), collection.skipped)
+    labels += [k.label for k in planned.skipped if k.label not in labels]
+    labels += [label for label, _ in planned.oracle_counts if label not in labels]
+    return RunOrder(items, tuple(dict.fromkeys(labels)), planned.skipped)
 
 
 def own_part(result: RunResult, order: RunOrder, owns: Callable[[str], bool]) -> RunResult:
@@ -67,7 +67,7 @@ def own_part(result: RunResult, order: RunOrder, owns: Callable[[str], bool]) ->
 
 
 def merge_runs(parts: Sequence[RunResult], order: RunOrder) -> RunResult:
-    """The run of the whole collection that the shards' parts (`own_part`, in shard order) add up to: results
+    """The run of the whole request set that the shards' parts (`own_part`, in shard order) add up to: results
     in request order, the longest shard's time, the first part's runner, notes and settings."""
     if not parts:
         raise ValueError("no run to merge")

@@ -20,13 +20,14 @@ from satori_ci.observe.store import ObservationLog, request_digest
 from satori_ci.observe.summary import summarize
 from satori_ci.oracles.check import deeper_than
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.collection import match_status
+from satori_ci.plan.requests import match_status
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RequestRef, ResponseProblem, ResponseProblemKind, RunResult, Violation, ViolationCap
 from satori_ci.run.outcome import TOO_DEEP, FindingLine, checked_lines, loads_like_javascript, may_nest_past
 from satori_ci.spec.model import Operation, OperationKey, Spec
 from satori_ci.spec.paths import FieldPathError
 from satori_ci.spec.paths import parse as parse_field_path
+from satori_ci.spec.routes import parse_template
 
 
 @dataclass(frozen=True)
@@ -138,11 +139,6 @@ def _scalar(token: str) -> Any:
         return None
 
 
-def _template_pattern(template: str) -> re.Pattern[str]:
-    parts = re.split(r"(\{[^{}/]+\})", template)
-    return re.compile("^" + "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
-
-
 class OperationIndex:
     """Finds the spec operation of a recorded method and path (template or concrete)."""
 
@@ -151,7 +147,7 @@ class OperationIndex:
         self.patterns: list[tuple[int, re.Pattern[str], Operation]] = []
         for op in operations:
             self.exact[(op.method, op.path)] = op
-            self.patterns.append((op.path.count("{"), _template_pattern(op.path), op))
+            self.patterns.append((op.path.count("{"), parse_template(op.path).pattern(), op))
         self.patterns.sort(key=lambda entry: entry[0])
 
     def find(self, method: str, path: str) -> Operation | None:

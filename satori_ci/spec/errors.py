@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from satori_ci.errors import ErrorKind, SatoriError
+
 
 class SpecErrorKind(StrEnum):
     NOT_FOUND = "not_found"
@@ -17,7 +19,7 @@ class SpecErrorKind(StrEnum):
     GIT = "git"
 
 
-class SpecError(Exception):
+class SpecError(SatoriError, kind=ErrorKind.INPUT):
     """A spec that cannot be read; `str(err)` is one line naming the file and, when known, the line."""
 
     def __init__(self, kind: SpecErrorKind, message: str) -> None:

@@ -7,14 +7,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from satori_ci.demo import DemoBookshop, example_specs
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import DemoBookshop, StagingServer, example_specs
 from tests.servers.github_server import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +62,18 @@ class PullRequest:
         return path
 
     def run(self, *, inputs: dict[str, str] | None = None, fork: bool = False, event: str = "pull_request",
-            extra_env: dict[str, str] | None = None) -> ActionRun:
+            extra_env: dict[str, str] | None = None, argv: Sequence[str] | None = None) -> ActionRun:
+        """`python entrypoint.py` as the Docker image runs it (`argv`: the interpreter's arguments instead, e.g. a
+        `-c` wrapper that runs the entry point)."""
+        env = self.action_env(inputs=inputs, fork=fork, event=event, extra_env=extra_env)
+        proc = subprocess.run([sys.executable, *(argv or [str(ROOT / "entrypoint.py")])], cwd=self.repo, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        return ActionRun(proc.returncode, proc.stdout, proc.stderr,
+                         _read_outputs((self.tmp / "outputs.txt").read_text()), (self.tmp / "summary.md").read_text())
+
+    def action_env(self, *, inputs: dict[str, str] | None = None, fork: bool = False, event: str = "pull_request",
+                   extra_env: dict[str, str] | None = None) -> dict[str, str]:
+        """The environment the action runs with: the event, the inputs, empty outputs and summary files."""
         outputs = self.tmp / "outputs.txt"
         summary = self.tmp / "summary.md"
         outputs.write_text("")
@@ -79,10 +89,7 @@ class PullRequest:
         })
         env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
         env.update(extra_env or {})
-        proc = subprocess.run([sys.executable, str(ROOT / "entrypoint.py")], cwd=self.repo, env=env,
-                              capture_output=True, text=True, timeout=300, check=False)
-        return ActionRun(proc.returncode, proc.stdout, proc.stderr, _read_outputs(outputs.read_text()),
-                         summary.read_text())
+        return env
 
 
 def _read_outputs(text: str) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import StagingServer
 from tests.action.conftest import PR, SPEC, PullRequest
 from tests.servers.github_server import CREATE, primary_rate_limit, server_error
 from tests.servers.github_server import forbidden as github_forbidden
@@ -37,7 +37,7 @@ def test_comment_created_then_updated_then_resolved(pull_request: PullRequest, s
 
 
 def DemoBookshop_fixed(staging: StagingServer) -> None:
-    from satori_ci.demo_staging import Bookshop
+    from satori_ci.demo import Bookshop
 
     staging._routes.clear()
     Bookshop(staging)

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from satori_ci.demo import DemoBookshop, example_specs
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, DemoBookshop, StagingServer, example_specs
 from tests.action.conftest import PR, SPEC, ActionRun, PullRequest, make_pull_request
 from tests.servers.github_server import CREATE, PULL, FakeGitHub
 

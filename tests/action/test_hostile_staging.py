@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.demo_staging import book_body, list_body
+from satori_ci.demo import book_body, list_body
 from satori_ci.github import inputs
 from satori_ci.run import outcome
 from tests.action.conftest import PR, ROOT, PullRequest, make_pull_request

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, StagingServer
 from tests.action.conftest import PR
 from tests.action.test_secrets import _pull_request
 from tests.cli.test_log_commands import (

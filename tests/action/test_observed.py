@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import StagingServer
 from tests.action.conftest import PR, PullRequest, make_pull_request
 from tests.servers.github_server import FakeGitHub
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.demo import example_specs
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import StagingServer, example_specs
 from tests.action.conftest import PR, git, make_pull_request
 from tests.servers.github_server import FakeGitHub
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from satori_ci.demo_staging import Canned, Received, StagingServer
+from satori_ci.demo import Canned, Received, StagingServer
 from tests.action.conftest import PR, ROOT, ActionRun, PullRequest, git
 from tests.servers.github_server import FakeGitHub
 
@@ -285,23 +285,23 @@ def _action_env(pr: PullRequest, monkeypatch: pytest.MonkeyPatch, inputs: dict[s
     monkeypatch.chdir(pr.repo)
 
 
-def test_an_internal_error_still_writes_the_summary_and_a_comment_and_exits_3(
+def test_an_internal_error_still_writes_the_summary_and_a_comment_and_exits_70(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.syspath_prepend(str(ROOT))
-    import entrypoint
+    from satori_ci.action import run as action_run
+    from satori_ci.action.main import main
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"boom near {STAGING_TOKEN}\nsecond line")
 
-    monkeypatch.setattr(entrypoint, "check_spec", broken)
+    monkeypatch.setattr(action_run, "check_spec", broken)
     with FakeGitHub(login=None) as github:
         pr = _pull_request(tmp_path, github, {"api/query.yaml": QUERY_SPEC})
         _action_env(pr, monkeypatch, {"staging-headers": f"X-Staging-Token: {STAGING_TOKEN}"})
-        code = entrypoint.main()
+        code = main()
         comments = github.comments_on(PR)
     out, err = capsys.readouterr()
     summary = (tmp_path / "summary.md").read_text()
-    assert code == 3
+    assert code == 70
     (comment,) = comments
     assert comment.body.startswith("<!-- satori-ci:spec=api/query.yaml -->\n")
     assert "could not run" in comment.body and "RuntimeError" in comment.body
@@ -314,9 +314,9 @@ def test_an_internal_error_still_writes_the_summary_and_a_comment_and_exits_3(
         assert STAGING_TOKEN not in text
 
 
-def test_the_process_still_exits_3_with_a_summary_when_the_check_crashes_in_a_subprocess(tmp_path: Path) -> None:
+def test_the_process_still_exits_70_with_a_summary_when_the_check_crashes_in_a_subprocess(tmp_path: Path) -> None:
     """The same through `python entrypoint.py`: a hostile oracle file that a check cannot read is an input
-    error (2), anything else unexpected is 3; either way a summary and one `::error` line, no traceback."""
+    error (2), anything else unexpected is a bug (70); either way a summary and one `::error` line, no traceback."""
     with FakeGitHub(login=None) as github:
         pr = _pull_request(tmp_path, github, {"api/query.yaml": QUERY_SPEC})
         env_file = pr.tmp / "sitecustomize.py"
@@ -324,7 +324,7 @@ def test_the_process_still_exits_3_with_a_summary_when_the_check_crashes_in_a_su
                             "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
                             "p.check_spec = boom\n")
         run = pr.run(extra_env={"PYTHONPATH": f"{pr.tmp}{os.pathsep}{ROOT}"})
-    assert run.code == 3, run.stdout + run.stderr
+    assert run.code == 70, run.stdout + run.stderr
     assert "Traceback" not in run.stderr and "::error title=satori-ci::internal error" in run.stdout
     assert "the check could not run" in run.summary
 

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from satori_ci.demo import example_specs
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import StagingServer, example_specs
 from tests.action.conftest import PR, SPEC, ActionRun, PullRequest, git, make_pull_request
 from tests.forged_reports import forge
 from tests.servers.github_server import FakeGitHub

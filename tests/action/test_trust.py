@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.demo import DemoBookshop
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, DemoBookshop, StagingServer
 from tests.action.conftest import PR, SPEC, PullRequest, make_pull_request
 from tests.servers.github_server import FakeGitHub
 

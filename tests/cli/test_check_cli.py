@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.demo import DemoBookshop, example_specs
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import DemoBookshop, StagingServer, example_specs
 
 
 def _git(repo: Path, *args: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import StagingServer
 from satori_ci.infer.llm.client import ChatClient
 from satori_ci.infer.llm.errors import FatalError
 from satori_ci.infer.llm.prompt import Prompt

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, StagingServer
 
 SPEC = """\
 openapi: 3.0.0

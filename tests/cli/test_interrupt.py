@@ -25,15 +25,15 @@ from pathlib import Path
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.cli.infer_commands import write_atomically
-from satori_ci.demo_staging import Bookshop, Canned, list_body
-from satori_ci.exit_codes import ExitCode
+from satori_ci.demo import Bookshop, Canned, list_body
+from satori_ci.errors import ExitCode
 from satori_ci.infer.factory import make_backend
 from satori_ci.infer.incremental import update_oracle_file
 from satori_ci.infer.interface import Inferred
 from satori_ci.infer.rules import RulesBackend, context_digests
 from satori_ci.oracles.file import OracleFile, load_oracle_file
 from satori_ci.spec import load_spec
+from satori_ci.workspace import write_atomically
 from tests.run.conftest import BOOKSHOP_SPEC, FIXTURES, concurrently, newman_available
 from tests.servers.openai_server import FakeOpenAIServer, slow
 

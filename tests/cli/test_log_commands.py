@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, StagingServer
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "pwned"

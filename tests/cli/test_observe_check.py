@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.demo_staging import Canned, Received, StagingServer
+from satori_ci.demo import Canned, Received, StagingServer
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import OBSERVED
 

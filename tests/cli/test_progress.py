@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.demo import example_specs
-from satori_ci.demo_staging import Bookshop, StagingServer
+from satori_ci.demo import Bookshop, StagingServer, example_specs
 from tests.run.conftest import FIXTURES, newman_available
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,14 +18,13 @@ from pathlib import Path
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.cli.infer_commands import default_oracle_path
-from satori_ci.demo import DemoBookshop, example_specs
-from satori_ci.demo_staging import StagingServer
+from satori_ci.demo import DemoBookshop, StagingServer, example_specs
 from satori_ci.pipeline import store_file_of
 from satori_ci.plan import PlanSettings, plan_requests
 from satori_ci.plan.shards import Shard, slice_plan
 from satori_ci.shards import MAX_REPORT_BYTES
 from satori_ci.spec import load_spec
+from satori_ci.workspace import default_oracle_path
 from tests.forged_reports import forge
 from tests.servers.resources_app import SPEC_PATH, ResourcesApp
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from satori_ci.observe.keys import oracle_key
 from satori_ci.observe.store import (
     MAX_REQUESTS,
     ObservationLog,
@@ -14,7 +15,6 @@ from satori_ci.observe.store import (
     dump_store,
     load_store,
     merge_stores,
-    oracle_key,
     pruned,
     request_digest,
     scrubbed,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from satori_ci.cli import main
-from satori_ci.demo_staging import Bookshop
+from satori_ci.demo import Bookshop
 from satori_ci.oracles.canonical import read_canonical
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file, load_oracle_file

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from satori_ci.plan.samples import auth_params, json_body_text, sample_requests
-from satori_ci.postman.collection import build_collection, path_parts
+from satori_ci.plan.auth import auth_params
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import path_parts
+from satori_ci.plan.samples import json_body_text, sample_requests
 from satori_ci.spec import Spec, load_spec
 
 
@@ -53,7 +55,7 @@ def test_each_explicit_example_gives_a_request_up_to_three(tmp_path: Path) -> No
     requests = sample_requests(spec, spec.operations[0])
     assert [r.path("/p/{id}") for r in requests] == ["/p/a", "/p/b", "/p/c"]
     assert {r.query for r in requests} == {(("q", "only"),)}
-    names = [i.name for i in build_collection(spec, []).items()]
+    names = [i.name for i in build_requests(spec, []).requests()]
     assert names == ["GET /p/a?q=only", "GET /p/b?q=only", "GET /p/c?q=only"]
 
 
@@ -72,7 +74,7 @@ def test_encoding_keeps_values_exact(tmp_path: Path) -> None:
         {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "example": "a/b c"}},
         {"name": "k k", "in": "query", "required": True, "schema": {"type": "string", "example": "&=#+%"}},
     ])})
-    (item,) = build_collection(spec, []).items()
+    (item,) = build_requests(spec, []).requests()
     assert item.url("http://h/base/") == "http://h/base/files/a%2Fb%20c.json?k%20k=%26%3D%23%2B%25"
 
 

@@ -13,8 +13,10 @@ import pytest
 
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import Oracle
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import RequestSet
 from satori_ci.postman.checker_js import CHECKER_JS
-from satori_ci.postman.collection import SCHEMA_URL, Collection, build_collection
+from satori_ci.postman.export import SCHEMA_URL, collection_json, script_for
 from satori_ci.postman.script import CHECKER_VARIABLE, js_literal
 from satori_ci.spec import Spec, load_spec
 from tests.run.specs import auth_oracles, auth_spec, hostile_oracles, hostile_spec, hostile_strings
@@ -40,14 +42,15 @@ def inventory() -> tuple[Spec, list[Oracle]]:
     return load_spec(str(FIXTURES / "inventory.yaml")), _oracles("inventory.oracles.yaml")
 
 
-def run_sdk(collections: list[Collection], literals: Sequence[str] = ()) -> dict[str, Any]:
+def run_sdk(collections: list[RequestSet], literals: Sequence[str] = ()) -> dict[str, Any]:
     """Load collections with the postman-collection SDK in one node process."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not on PATH")
     if not (ROOT / "node_modules" / "postman-collection").is_dir():
         pytest.fail("the npm package postman-collection is missing: run `npm ci` (the README's set-up)")
-    payload = json.dumps({"collections": [json.loads(c.to_json()) for c in collections], "literals": list(literals)})
+    payload = json.dumps({"collections": [json.loads(collection_json(c)) for c in collections],
+                          "literals": list(literals)})
     done = subprocess.run([node, str(CHECK)], input=payload.encode("utf-8"), capture_output=True, timeout=60,
                           cwd=ROOT, check=False, env={"NODE_PATH": str(ROOT / "node_modules"), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
@@ -59,27 +62,26 @@ def test_collections_are_valid_postman_v21(bookshop: tuple[Spec, list[Oracle]], 
                                           tmp_path: Path) -> None:
     hostile, _ = hostile_spec(tmp_path, tmp_path / "marker")
     secured = auth_spec(tmp_path)
-    built = [build_collection(*bookshop), build_collection(*inventory, null_like=("N/A",)),
-             build_collection(hostile, hostile_oracles(hostile)), build_collection(secured, auth_oracles(secured))]
+    built = [build_requests(*bookshop), build_requests(*inventory, null_like=("N/A",)),
+             build_requests(hostile, hostile_oracles(hostile)), build_requests(secured, auth_oracles(secured))]
     result = run_sdk(built)
     for collection, parsed in zip(built, result["collections"], strict=True):
         assert parsed["ok"] and parsed["roundTrip"] and parsed["schema"] == SCHEMA_URL
-        assert parsed["folders"] == [[f.name, True] for f in collection.folders]
-        items = list(collection.items())
+        assert parsed["folders"] == [[f.name, True] for f in collection.groups]
+        items = list(collection.requests())
         assert [i["id"] for i in parsed["items"]] == [i.id for i in items]
         assert len({i.id for i in items}) == len(items)
         for item, seen in zip(items, parsed["items"], strict=True):
             assert seen["name"] == item.name and seen["method"] == item.method
             assert seen["url"] == item.url(collection.base_url, {p.variable: "{{" + p.variable + "}}"
                                                                  for p in item.auth})
-            assert seen["exec"] == list(item.script)
+            assert seen["exec"] == list(script_for(item))
             assert seen["body"] == item.sample.body
             assert seen["headers"] == [list(h) for h in item.header_templates()]
 
 
 def test_one_folder_per_operation_and_base_url_variable(bookshop: tuple[Spec, list[Oracle]]) -> None:
-    collection = build_collection(*bookshop)
-    data = json.loads(collection.to_json())
+    data = json.loads(collection_json(build_requests(*bookshop)))
     assert [f["name"] for f in data["item"]] == ["GET /books", "GET /books/{isbn}"]
     assert data["variable"][0] == {"key": "baseUrl", "value": "http://localhost:8080", "type": "string",
                                    "description": "Where the API under test runs (satori-ci run --base-url sets it)."}
@@ -87,7 +89,7 @@ def test_one_folder_per_operation_and_base_url_variable(bookshop: tuple[Spec, li
     request = data["item"][1]["item"][0]["request"]
     assert request["url"]["raw"] == "{{baseUrl}}/books/:isbn"
     assert request["url"]["variable"] == [{"key": "isbn", "value": "9780441172719"}]
-    assert build_collection(*bookshop, base_url="https://staging.example.com/api/").base_url == \
+    assert build_requests(*bookshop, base_url="https://staging.example.com/api/").base_url == \
         "https://staging.example.com/api"
 
 
@@ -96,30 +98,30 @@ def test_only_enabled_oracles_are_asserted(inventory: tuple[Spec, list[Oracle]])
     every = load_oracle_file((FIXTURES / "inventory.oracles.yaml").read_text(encoding="utf-8"), "x")
     disabled = [o for e in every.entries for o in e.oracles if not o.enabled]
     assert disabled and all(o not in oracles for o in disabled)
-    collection = build_collection(spec, [o for e in every.entries for o in e.oracles])
-    asserted = [o for i in collection.items() for _, found in i.oracles for o in found]
+    planned = build_requests(spec, [o for e in every.entries for o in e.oracles])
+    asserted = [o for i in planned.requests() for _, found in i.oracles for o in found]
     assert len(asserted) == len(oracles) and not any(o in disabled for o in asserted)
 
 
 def test_the_same_inputs_give_the_same_text(inventory: tuple[Spec, list[Oracle]]) -> None:
     spec, oracles = inventory
-    first = build_collection(spec, oracles, null_like=("N/A", "")).to_json()
-    again = build_collection(load_spec(str(FIXTURES / "inventory.yaml")), _oracles("inventory.oracles.yaml"),
-                             null_like=("N/A", "")).to_json()
+    first = collection_json(build_requests(spec, oracles, null_like=("N/A", "")))
+    again = collection_json(build_requests(load_spec(str(FIXTURES / "inventory.yaml")),
+                                           _oracles("inventory.oracles.yaml"), null_like=("N/A", "")))
     assert first == again
-    assert build_collection(spec, oracles).to_json() != first  # the null-like set is part of the input
+    assert collection_json(build_requests(spec, oracles)) != first  # the null-like set is part of the input
 
 
 def test_test_script_is_readable(bookshop: tuple[Spec, list[Oracle]]) -> None:
-    item = next(build_collection(*bookshop).items())
-    script = "\n".join(item.script)
+    lines = script_for(next(build_requests(*bookshop).requests()))
+    script = "\n".join(lines)
     assert script.startswith("// satori-ci: checks this response against the oracles of its operation.")
     assert 'var operation = "GET /books";' in script
     assert 'var expectedStatuses = ["200"];' in script
     # one oracle a line, as the oracle file lists it
     assert ('    {"field": "books[].rating", "segments": [{"prop": "books"}, {"items": true}, {"prop": "rating"}], '
-            '"oracle": "number_max_value", "value": 5, "source": "rules", "reason": "from 1 to 5"},') in item.script
-    assert max(len(line) for line in item.script if not line.startswith("    {")) <= 120
+            '"oracle": "number_max_value", "value": 5, "source": "rules", "reason": "from 1 to 5"},') in lines
+    assert max(len(line) for line in lines if not line.startswith("    {")) <= 120
 
 
 def test_notes_for_oracles_the_spec_cannot_check(bookshop: tuple[Spec, list[Oracle]]) -> None:
@@ -127,8 +129,8 @@ def test_notes_for_oracles_the_spec_cannot_check(bookshop: tuple[Spec, list[Orac
     stray = [o.__class__(o.operation.__class__("GET", "/gone", "200"), "x", o.kind, o.value) for o in oracles[:2]]
     other_status = [o.__class__(o.operation.__class__("GET", "/books", "201"), "x", o.kind, o.value)
                     for o in oracles[:1]]
-    collection = build_collection(spec, [*oracles, *stray, *other_status])
-    assert collection.notes == (
+    planned = build_requests(spec, [*oracles, *stray, *other_status])
+    assert planned.notes == (
         "GET /books 201: no such JSON response in the spec; 1 oracle(s) not checked",
         "GET /gone: not in the spec; its 2 oracle(s) are not checked",
     )

@@ -11,15 +11,9 @@ from typing import Any
 
 import pytest
 
-from satori_ci.postman.team import (
-    TeamAuth,
-    TeamCollection,
-    TeamCollectionError,
-    TeamRequest,
-    assertify,
-    match_request,
-    read_team_collection,
-)
+from satori_ci.postman.assertify import assertify
+from satori_ci.postman.match import match_request
+from satori_ci.postman.read import TeamAuth, TeamCollection, TeamCollectionError, TeamRequest, read_team_collection
 from satori_ci.spec import Operation, load_spec
 
 SCHEMA = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"

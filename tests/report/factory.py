@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.infer.interface import BackendStats
 from satori_ci.oracles.diff import ChangedOracle, FieldOracleDiff, OracleDiff
 from satori_ci.oracles.kinds import OracleKind

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.oracles.diff import FieldOracleDiff, OracleDiff
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.report.escape import visible

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from satori_ci.exit_codes import ExitCode
-from satori_ci.observe.update import suspect_key
+from satori_ci.errors import ExitCode
+from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.diff import FieldOracleDiff, OracleDiff
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import OBSERVED, Oracle

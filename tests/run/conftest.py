@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import pytest
 
-from satori_ci.demo_staging import Bookshop, StagingServer
+from satori_ci.demo import Bookshop, StagingServer
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import Oracle
 from satori_ci.run.errors import RunError

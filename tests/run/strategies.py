@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from satori_ci.demo_staging import Canned
+from satori_ci.demo import Canned
 
 NULL_LIKE = ("N/A", "")
 

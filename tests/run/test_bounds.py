@@ -28,7 +28,8 @@ from satori_ci.cli import main
 from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.collection import Collection, build_collection
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import RequestSet
 from satori_ci.run import newman as newman_module
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import (
@@ -41,7 +42,8 @@ from satori_ci.run.model import (
     ViolationCap,
 )
 from satori_ci.run.native import run_native
-from satori_ci.run.newman import NEWMAN_ENV, read_report, run_newman
+from satori_ci.run.newman import NEWMAN_ENV, run_newman
+from satori_ci.run.newman_report import read_report
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, FindingLine, RunConfig, listed_findings, redirect_target
 from satori_ci.spec import Spec, load_spec
 from tests.run.conftest import concurrently, newman_available
@@ -175,7 +177,7 @@ def _oracles(spec: Spec) -> list[Oracle]:
     return out
 
 
-def _both(collection: Collection, config: RunConfig) -> tuple[tuple[RunResult, float], tuple[RunResult, float]]:
+def _both(collection: RequestSet, config: RunConfig) -> tuple[tuple[RunResult, float], tuple[RunResult, float]]:
     """(result, seconds) of Newman and of the native runner, run side by side."""
     newman_available()
 
@@ -209,7 +211,7 @@ def test_redirects_to_another_origin_carry_no_credentials(tmp_path: Path) -> Non
         staging = Recorder(redirect)
         with staging:
             spec = auth_spec(tmp_path)
-            collection = build_collection(spec, auth_oracles(spec))
+            collection = build_requests(spec, auth_oracles(spec))
             config = RunConfig(staging.origin, retries=0, environ=AUTH_SECRETS, headers=CONFIGURED)
             (newman, _), (native, _) = _both(collection, config)
             origin, other = staging.origin, elsewhere.origin
@@ -239,7 +241,7 @@ def test_a_same_origin_redirect_is_reported_not_followed(tmp_path: Path) -> None
     server = Recorder(answer)
     with server:
         spec = _spec(tmp_path, ["/fine"])
-        result = run_native(build_collection(spec, _oracles(spec)), RunConfig(server.origin, retries=0))
+        result = run_native(build_requests(spec, _oracles(spec)), RunConfig(server.origin, retries=0))
         origin = server.origin
     assert [p for p, _ in server.received] == ["/fine"]
     assert [(u.kind, u.status, u.detail.split(" (")[0]) for u in result.unchecked] == [
@@ -255,7 +257,7 @@ def test_an_endless_body_is_too_large_and_the_run_goes_on(tmp_path: Path) -> Non
         spec = _spec(tmp_path, ["/endless", "/fine"])
         config = RunConfig(server.origin, retries=2, timeout_s=15)
         assert config.max_bytes == DEFAULT_MAX_BYTES == 8 * 1024 * 1024
-        (newman, newman_s), (native, native_s) = _both(build_collection(spec, _oracles(spec)), config)
+        (newman, newman_s), (native, native_s) = _both(build_requests(spec, _oracles(spec)), config)
         origin = server.origin
     _same(newman, native)
     for result, seconds in ((newman, newman_s), (native, native_s)):
@@ -294,7 +296,7 @@ def test_a_dripping_body_stops_at_the_total_deadline(tmp_path: Path) -> None:
     with server:
         spec = _spec(tmp_path, ["/drip", "/fine"])
         config = RunConfig(server.origin, retries=0, timeout_s=1.5)
-        (newman, newman_s), (native, native_s) = _both(build_collection(spec, _oracles(spec)), config)
+        (newman, newman_s), (native, native_s) = _both(build_requests(spec, _oracles(spec)), config)
         origin = server.origin
     _same(newman, native)
     for result, seconds in ((newman, newman_s), (native, native_s)):
@@ -312,7 +314,7 @@ def test_thousands_of_violations_are_listed_per_oracle_and_counted(tmp_path: Pat
     with server:
         spec = _spec(tmp_path, ["/many"])
         config = RunConfig(server.origin, retries=0, iterations=2)
-        (newman, _), (native, _) = _both(build_collection(spec, _oracles(spec)), config)
+        (newman, _), (native, _) = _both(build_requests(spec, _oracles(spec)), config)
     _same(newman, native)
     for result in (newman, native):
         assert result.checked == 2 and result.violation_count == 2 * 2 * MANY
@@ -398,7 +400,7 @@ def test_newman_never_runs_unbounded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     spec = _spec(tmp_path, ["/fine"])
     started = time.monotonic()
     with pytest.raises(RunError) as caught:
-        run_newman(build_collection(spec, _oracles(spec)), RunConfig("http://127.0.0.1:9", timeout_s=0.5))
+        run_newman(build_requests(spec, _oracles(spec)), RunConfig("http://127.0.0.1:9", timeout_s=0.5))
     assert caught.value.kind is RunErrorKind.NEWMAN_FAILED
     assert time.monotonic() - started < 10
     assert ("did not finish within 1.5 s" if sleep else "cannot bound response sizes") in str(caught.value)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.demo_staging import Bookshop, book_body, list_body
+from satori_ci.demo import Bookshop, book_body, list_body
 from satori_ci.run import newman as newman_module
 from tests.run.conftest import BOOKSHOP_SPEC, FIXTURES, newman_available
 

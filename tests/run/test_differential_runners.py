@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, StagingServer
 from satori_ci.observe.fields import observed_fields
 from satori_ci.observe.store import dump_store
-from satori_ci.postman.collection import Collection, build_collection
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import RequestSet
 from satori_ci.run.model import RunResult
 from satori_ci.run.native import run_native
 from satori_ci.run.newman import run_newman
@@ -35,7 +36,7 @@ GENERATED = 50
 
 @dataclass
 class Differential:
-    collection: Collection
+    collection: RequestSet
     inventory: Spec
     queues: dict[tuple[str, str, str | None], list[Canned]]
     folders: list[Folder]
@@ -55,7 +56,7 @@ def differential() -> Any:
     newman_available()
     inventory = load_spec(str(FIXTURES / "inventory.yaml"))
     inventory_oracles = oracles_of(FIXTURES / "inventory.oracles.yaml")
-    collections = [build_collection(inventory, inventory_oracles, null_like=gen.NULL_LIKE,
+    collections = [build_requests(inventory, inventory_oracles, null_like=gen.NULL_LIKE,
                                     observe=observed_fields(inventory.fields))]
     server = StagingServer()
     queues: dict[tuple[str, str, str | None], list[Canned]] = {}
@@ -66,7 +67,7 @@ def differential() -> Any:
     data = folders()
     for folder in data:
         spec = load_spec(folder.spec)
-        collections.append(build_collection(spec, folder.oracles, null_like=folder.null_like,
+        collections.append(build_requests(spec, folder.oracles, null_like=folder.null_like,
                                             observe=observed_fields(spec.fields)))
         when = _omdb_route(folder) if folder.op_path == "/" else None
         name = folder.name if when else None
@@ -96,7 +97,7 @@ def _describe(result: RunResult) -> list[tuple[Any, ...]]:
 
 def test_same_violations_for_the_same_responses(differential: Differential) -> None:
     a, b = differential.newman, differential.native
-    assert a.requests == b.requests == differential.iterations * sum(1 for _ in differential.collection.items())
+    assert a.requests == b.requests == differential.iterations * sum(1 for _ in differential.collection.requests())
     if a.violations != b.violations:
         only_newman = sorted(set(_describe(a)) - set(_describe(b)))[:5]
         only_native = sorted(set(_describe(b)) - set(_describe(a)))[:5]
@@ -109,7 +110,7 @@ def test_same_violations_for_the_same_responses(differential: Differential) -> N
 
 def test_every_inventory_response_was_judged_as_python_judges_it(differential: Differential) -> None:
     """The native runner's verdicts on the generated responses, recomputed from the queued bodies."""
-    items = {i.path: i for i in differential.collection.items() if i.path.startswith(("/items", "/orders"))}
+    items = {i.path: i for i in differential.collection.requests() if i.path.startswith(("/items", "/orders"))}
     expected: list[tuple[int, str, str, str, str]] = []
     for (_, path, _), queue in differential.queues.items():
         if path not in items:
@@ -137,7 +138,7 @@ def test_recorded_responses_agree_with_offline_verify(differential: Differential
         spec = load_spec(folder.spec)
         recorded = read_responses("\n".join(folder.lines), folder.name)
         offline = verify_responses(spec, folder.oracles, recorded, folder.null_like)
-        item = next(i for i in differential.collection.items()
+        item = next(i for i in differential.collection.requests()
                     if any(o is folder.oracles[0] for o in i.oracles_for("200")))
         online = [v for v in differential.newman.violations if v.request.item == item.id]
         assert [(int(v.request.item.rsplit(":", 1)[1]) - 1, v.field, v.pointer, v.value, v.message)

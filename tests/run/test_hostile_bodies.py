@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from satori_ci.demo_staging import Canned, StagingServer
+from satori_ci.demo import Canned, StagingServer
 from satori_ci.observe.fields import observed_fields
 from satori_ci.observe.store import dump_store, load_store
 from satori_ci.oracles.check import MAX_DEPTH
 from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
-from satori_ci.postman.collection import build_collection
+from satori_ci.plan.expand import build_requests
 from satori_ci.run.model import ResponseProblemKind, RunResult
 from satori_ci.run.native import run_native
 from satori_ci.run.newman import run_newman
@@ -109,7 +109,7 @@ def _messages(result: RunResult) -> list[tuple[str, str, str, str]]:
 def test_both_runners_judge_hostile_bodies_alike(tmp_path: Path, hostile: StagingServer) -> None:
     newman_available()
     spec = load_spec(str(write_spec(tmp_path)))
-    collection = build_collection(spec, oracles_for(spec), observe=observed_fields(spec.fields))
+    collection = build_requests(spec, oracles_for(spec), observe=observed_fields(spec.fields))
     config = RunConfig(hostile.base_url, retries=0)
     newman, native = concurrently([lambda: run_newman(collection, config), lambda: run_native(collection, config)])
     for result in (newman, native):

@@ -8,7 +8,7 @@ import pytest
 
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import ProblemKind
-from satori_ci.run.newman import problem_of, read_report
+from satori_ci.run.newman_report import problem_of, read_report
 from satori_ci.run.outcome import FindingLine
 
 

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from satori_ci.demo_staging import (
+from satori_ci.demo import (
     BOOKS,
     BOOKSHOP_FAULTS,
     Bookshop,
@@ -31,13 +31,16 @@ from satori_ci.demo_staging import (
     book_body,
     list_body,
 )
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.oracles.check import check_body, truncate_json
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import PlannedRequest, RequestSet
 from satori_ci.plan.samples import encode
-from satori_ci.postman.collection import Collection, RequestItem, build_collection
+from satori_ci.postman.export import collection_json
 from satori_ci.run.model import VIOLATIONS_PER_ORACLE, ProblemKind, ResponseProblemKind, RunResult, Violation
 from satori_ci.run.native import run_native
-from satori_ci.run.newman import NewmanReport, run_newman
+from satori_ci.run.newman import run_newman
+from satori_ci.run.newman_report import NewmanReport
 from satori_ci.run.outcome import RunConfig
 from satori_ci.spec import Spec, load_spec
 from tests.run.conftest import BOOKSHOP_SPEC, FIXTURES, concurrently, newman_available, oracles_of, spec_routes
@@ -68,7 +71,7 @@ LARGE = 3000
 
 @dataclass
 class Scenario:
-    collection: Collection
+    collection: RequestSet
     config: RunConfig
     prepare: Callable[[], None]
     """Queue the responses (again) before each runner."""
@@ -154,8 +157,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Any:
         books_queue()
         shop_server.enqueue("GET", HOSTILE_PATH, [Canned(good), Canned(bad)])
 
-    main = build_collection(bookshop_spec, bookshop_oracles).merged(
-        [build_collection(hostile, hostile_oracles(hostile)), build_collection(secured, auth_oracles(secured))])
+    main = build_requests(bookshop_spec, bookshop_oracles).merged(
+        [build_requests(hostile, hostile_oracles(hostile)), build_requests(secured, auth_oracles(secured))])
     infra_server = StagingServer()
     spec_routes(infra_server, inventory)
     with shop_server, infra_server:
@@ -163,12 +166,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Any:
             "main": Scenario(main, RunConfig(shop_server.base_url, retries=0, iterations=len(PLAN) + 3,
                                              environ=AUTH_SECRETS, headers=EXTRA_HEADERS), prepare_main,
                              shop_server),
-            "infra": Scenario(build_collection(inventory, inventory_oracles),
+            "infra": Scenario(build_requests(inventory, inventory_oracles),
                               RunConfig(infra_server.base_url, timeout_s=0.75, retries=1, backoff_s=0),
                               _infra_queue(infra_server, inventory), infra_server),
-            "refused": Scenario(build_collection(bookshop_spec, bookshop_oracles),
+            "refused": Scenario(build_requests(bookshop_spec, bookshop_oracles),
                                 RunConfig(f"http://127.0.0.1:{_closed_port()}", retries=0), lambda: None),
-            "tls": Scenario(build_collection(bookshop_spec, bookshop_oracles),
+            "tls": Scenario(build_requests(bookshop_spec, bookshop_oracles),
                             RunConfig(shop_server.base_url.replace("http://", "https://"), retries=0),
                             lambda: None),
         }
@@ -181,7 +184,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @dataclass
 class World:
     outcomes: dict[str, Outcome]
-    main: Collection
+    main: RequestSet
     hostile: Spec
     names: list[str]
     good: dict[str, Any]
@@ -292,8 +295,8 @@ def test_unreachable_staging_is_infrastructure(outcomes: dict[str, Outcome], nam
 # -- a spec full of hostile strings ------------------------------------------------------------------
 
 
-def _hostile_item(world: World) -> RequestItem:
-    return next(i for i in world.main.items() if i.path == HOSTILE_PATH)
+def _hostile_item(world: World) -> PlannedRequest:
+    return next(i for i in world.main.requests() if i.path == HOSTILE_PATH)
 
 
 def test_hostile_strings_run_and_assert_exactly_those_strings(world: World) -> None:
@@ -340,8 +343,8 @@ def test_hostile_examples_reach_the_server_unchanged(world: World) -> None:
 
 def test_hostile_collection_is_deterministic(world: World, tmp_path: Path) -> None:
     again, _ = hostile_spec(tmp_path, world.marker)
-    one = build_collection(again, hostile_oracles(again)).to_json()
-    two = build_collection(again, hostile_oracles(again)).to_json()
+    one = collection_json(build_requests(again, hostile_oracles(again)))
+    two = collection_json(build_requests(again, hostile_oracles(again)))
     assert one == two
     scripts = [line for item in json.loads(one)["item"] for request in item["item"]
                for line in request["event"][0]["script"]["exec"]]
@@ -369,7 +372,7 @@ def test_credentials_come_from_the_environment_and_are_sent(world: World) -> Non
 
 
 def test_credentials_are_never_written(world: World) -> None:
-    text = world.main.to_json()
+    text = collection_json(world.main)
     results = [world.outcomes["main"].newman, world.outcomes["main"].native]
     reports = [json.dumps(result.to_dict()) for result in results]
     for secret in [*AUTH_SECRETS.values(), EXTRA_HEADERS[0][1]]:

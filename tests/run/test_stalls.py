@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from satori_ci.cli import main
-from satori_ci.exit_codes import ExitCode
+from satori_ci.errors import ExitCode
 from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file
 from tests.run.conftest import ROOT, concurrently, newman_available
 from tests.run.stalling_server import STALL_FOR_S, StallingServer

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from satori_ci.demo_staging import Canned, Received, Responder, StagingServer
+from satori_ci.demo import Canned, Received, Responder, StagingServer
 
 SPEC_PATH = Path(__file__).resolve().with_suffix(".yaml")
 """The OpenAPI 3.0.3 spec of the app."""

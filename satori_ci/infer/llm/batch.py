@@ -18,9 +18,10 @@ from enum import Enum
 from threading import Lock
 from typing import Any, Final, Protocol
 
+from satori_ci.errors import ErrorKind, SatoriError
 from satori_ci.spec.model import ResponseField
 
-from .backend import LLMConfig
+from .config import LLMConfig
 from .errors import CallError, Completion
 from .prompt import Prompt, build_prompt, chat_request_body
 
@@ -43,13 +44,17 @@ class BatchErrorKind(Enum):
     INFRASTRUCTURE = "infrastructure"
 
 
-class BatchError(Exception):
+class BatchError(SatoriError, kind=ErrorKind.INFRASTRUCTURE):
     """A batch that cannot be submitted, found or collected; one line, already redacted."""
 
     def __init__(self, message: str, kind: BatchErrorKind = BatchErrorKind.INFRASTRUCTURE) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
+
+    @property
+    def error_kind(self) -> ErrorKind:
+        return ErrorKind.INPUT if self.kind is BatchErrorKind.INPUT else ErrorKind.INFRASTRUCTURE
 
 
 @dataclass(frozen=True)

@@ -1,31 +1,26 @@
-"""A team's own Postman collection (v2.1): read it, resolve its requests, match them to spec operations, assertify.
+"""A team's own Postman collection (v2.1) read: its requests resolved as Newman sends them before any script runs.
 
-Pure: text in, frozen values out, no I/O. `read_team_collection` resolves each request as Newman would send it
-before any script runs (environment values over collection variables, `:name` path variables, inherited auth);
-`match_request` ties a request to a spec operation; `assertify` returns a copy of the collection in which the
-matched requests get one more test script, after the team's own, and nothing else changes.
+Pure: text in, frozen values out, no I/O. `read_team_collection` resolves each request (environment values over
+collection variables, `:name` path variables, inherited auth); `satori_ci.postman.match` ties its requests to spec
+operations, `satori_ci.postman.assertify` adds the assertions to a copy of it.
 """
 
 from __future__ import annotations
 
 import base64
-import copy
 import json
 import re
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote
 
-from satori_ci.spec.model import Operation
+from satori_ci.errors import ErrorKind, SatoriError
+from satori_ci.postman.urls import replace_query, text_of, url_text
 
 _ID_NAMESPACE = uuid.UUID("0b5f4f53-6c1e-4d0a-9a7e-3f2d9c1b7e44")
 _VARIABLE = re.compile(r"\{\{([^{}]*?)\}\}")  # Postman's own pattern (postman-collection Substitutor)
 _DEPTH = 19  # Postman's VARS_SUBREPLACE_LIMIT
-_TEMPLATE_PART = re.compile(r"\{([^{}/]+)\}")
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-_DEFAULT_PORTS = {"http": "80", "https": "443"}
 _NO_BODY_METHODS = frozenset({"GET", "COPY", "HEAD", "PURGE", "UNLOCK"})  # Newman drops their bodies
 _RAW_CONTENT_TYPES = {"html": "text/html", "text": "text/plain", "json": "application/json",
                       "javascript": "application/javascript", "xml": "application/xml"}
@@ -34,7 +29,7 @@ _SENDABLE_AUTH = frozenset({"bearer", "basic", "apikey"})
 Pairs = tuple[tuple[str, str], ...]
 
 
-class TeamCollectionError(Exception):
+class TeamCollectionError(SatoriError, kind=ErrorKind.INPUT):
     """A team collection or environment that cannot be used; `str(err)` is one line naming the file."""
 
 
@@ -113,7 +108,7 @@ class TeamRequest:
             headers = [(k, v) for k, v in headers if k.lower() != header[0].lower()] + [header]
         query = self.auth.query() if self.auth else None
         if query:
-            url = _replace_query(url, *query)
+            url = replace_query(url, *query)
         return url, tuple(headers)
 
 
@@ -157,43 +152,9 @@ def read_team_collection(text: str, name: str, environment: str | None = None,
     top = _Scope((), _nearest_auth(raw, None), _has_scripts(raw))
     requests = tuple(_requests(raw["item"], (), top, values, name))
     info = raw.get("info")
-    title = _text(info.get("name")) if isinstance(info, dict) else ""
+    title = text_of(info.get("name")) if isinstance(info, dict) else ""
     return TeamCollection(source=name, name=title or name, raw=raw, requests=_unique_ids(requests),
                           variables=variables, environment=env)
-
-
-def match_request(request: TeamRequest, operations: Sequence[Operation],
-                  base_urls: Sequence[str]) -> tuple[Operation, Pairs] | None:
-    """The spec operation `request` calls and its path parameter values (percent-decoded), or None.
-
-    A prefix of `base_urls` is stripped first (same origin or none, longest first; then other origins; then
-    none). Literal segments must be equal once percent-decoded, `{param}` takes one non-empty segment; among
-    operations of the request's method, the template with the most literal segments wins (then spec order).
-    """
-    for segments in _candidate_paths(request.url, base_urls):
-        found = _best_operation(request.method, segments, operations)
-        if found:
-            return found
-    return None
-
-
-def assertify(team: TeamCollection, tests: Mapping[str, Sequence[str]],
-              variables: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
-    """A copy of `team.raw`: every request item carries its `TeamRequest.id`, the items in `tests` get that
-    test script after their own test events, `variables` are set in the collection's variables."""
-    unknown = sorted(set(tests) - {r.id for r in team.requests})
-    if unknown:
-        raise ValueError(f"{team.source}: no request with id {', '.join(unknown)}")
-    out = copy.deepcopy(team.raw)
-    for request in team.requests:
-        item = _item_at(out, request.index_path)
-        if item.get("id") != request.id:
-            item["id"] = request.id
-        if request.id in tests:
-            script = {"type": "text/javascript", "exec": list(tests[request.id])}
-            item.setdefault("event", []).append({"listen": "test", "script": script})
-    _set_variables(out, variables)
-    return out
 
 
 # Reading
@@ -210,7 +171,7 @@ def _check_collection(raw: Any, name: str) -> None:
     if not isinstance(raw, dict):
         raise TeamCollectionError(f"{name}: not a Postman collection (a JSON object with an \"item\" list)")
     info = raw.get("info")
-    schema = _text(info.get("schema")) if isinstance(info, dict) else ""
+    schema = text_of(info.get("schema")) if isinstance(info, dict) else ""
     if "/v1." in schema or ("requests" in raw and "order" in raw and "item" not in raw):
         raise TeamCollectionError(f"{name}: a Postman v1 collection; export it from Postman as Collection v2.1")
     if not isinstance(raw.get("item"), list):
@@ -235,7 +196,7 @@ def _variable_pairs(entries: Any, name: str, where: str) -> Pairs:
         key = entry.get("key", entry.get("id"))
         if key is None or entry.get("enabled", True) is False or entry.get("disabled") is True:
             continue
-        out.append((_text(key), _text(entry.get("value"))))
+        out.append((text_of(key), text_of(entry.get("value"))))
     return tuple(out)
 
 
@@ -247,7 +208,7 @@ def _requests(items: list[Any], index: tuple[int, ...], scope: _Scope, values: M
         if not isinstance(item, dict):
             raise TeamCollectionError(f"{name}: item {_where(scope, where)} is not an object")
         if "request" not in item and isinstance(item.get("item"), list):
-            inner = _Scope((*scope.names, _text(item.get("name"))), _nearest_auth(item, scope.auth),
+            inner = _Scope((*scope.names, text_of(item.get("name"))), _nearest_auth(item, scope.auth),
                            scope.scripts or _has_scripts(item))
             yield from _requests(item["item"], where, inner, values, name)
         elif "request" in item:
@@ -272,14 +233,14 @@ def _request(item: dict[str, Any], index: tuple[int, ...], scope: _Scope, values
     if not isinstance(item.get("event", []), list):
         raise TeamCollectionError(f"{name}: request {_where(scope, index)}: \"event\" is not a list")
     resolver = _Resolver(values)
-    method = _text(request.get("method")).upper() or "GET"
-    url = resolver(_url_text(request.get("url")))
+    method = text_of(request.get("method")).upper() or "GET"
+    url = resolver(url_text(request.get("url")))
     headers = tuple((resolver(k), resolver(v)) for k, v in _header_pairs(request.get("header")))
     unsupported: list[str] = []
     body, content_type = _body(request.get("body"), method, item, resolver, unsupported)
     auth = _auth(_nearest_auth(request, scope.auth), resolver, unsupported)
     return TeamRequest(
-        id=_text(item.get("id")), name=_text(item.get("name")), folder="/".join(scope.names), index_path=index,
+        id=text_of(item.get("id")), name=text_of(item.get("name")), folder="/".join(scope.names), index_path=index,
         method=method, url=url, headers=headers, body=body, content_type=content_type,
         scripts=scope.scripts or _has_scripts(item), auth=auth, unresolved=tuple(resolver.unresolved),
         unsupported=tuple(unsupported))
@@ -317,94 +278,11 @@ def _script_text(script: Any) -> str:
         return script
     code = script.get("exec") if isinstance(script, dict) else None
     if isinstance(code, list):
-        return "\n".join(_text(line) for line in code)
-    return _text(code)
+        return "\n".join(text_of(line) for line in code)
+    return text_of(code)
 
 
 # Requests
-
-
-def _url_text(url: Any) -> str:
-    """The URL as Newman builds it from `request.url`, path variables filled, `{{variables}}` not yet resolved."""
-    if isinstance(url, str):
-        return url
-    if not isinstance(url, dict):
-        return ""
-    path_values = {_text(v.get("key", v.get("id"))): _text(v.get("value"))
-                   for v in url.get("variable") or () if isinstance(v, dict)}
-    if url.get("host") is None and url.get("path") is None:
-        return _fill_raw_path(_text(url.get("raw")), path_values)
-    text = ""
-    if url.get("protocol"):
-        protocol = _text(url["protocol"])
-        text += protocol if protocol.endswith("://") else protocol + "://"
-    host = url.get("host")
-    text += ".".join(_text(h) for h in host) if isinstance(host, list) else _text(host)
-    if url.get("port") not in (None, ""):
-        text += ":" + _text(url["port"])
-    path = url.get("path")
-    if path is not None:
-        segments = path if isinstance(path, list) else _text(path).removeprefix("/").split("/")
-        text += "/" + "/".join(_fill_segment(_segment_text(s), path_values) for s in segments)
-    query = _query_text(url.get("query"))
-    if query is not None:
-        text += "?" + query
-    if isinstance(url.get("hash"), str):
-        text += "#" + url["hash"]
-    return text
-
-
-def _segment_text(segment: Any) -> str:
-    return _text(segment.get("value")) if isinstance(segment, dict) else _text(segment)
-
-
-def _fill_segment(segment: str, values: Mapping[str, str]) -> str:
-    """`:name` (or `:name.suffix`) with the path variable's value, when it has a non-empty one."""
-    if not segment.startswith(":"):
-        return segment
-    key = segment[1:].split(".", 1)[0]
-    value = values.get(key)
-    return value + segment[1 + len(key):] if key and value else segment
-
-
-def _fill_raw_path(raw: str, values: Mapping[str, str]) -> str:
-    if not values:
-        return raw
-    origin, rest = _split_origin(raw)
-    cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
-    path = "/".join(_fill_segment(s, values) for s in rest[:cut].split("/"))
-    return origin + path + rest[cut:]
-
-
-def _query_text(query: Any) -> str | None:
-    """The enabled query parameters as Postman writes them; None when there are none at all."""
-    if isinstance(query, str):
-        return query
-    if not isinstance(query, list) or not query:
-        return None
-    parts = []
-    for param in query:
-        if not isinstance(param, dict) or param.get("disabled") is True:
-            continue
-        key, value = param.get("key"), param.get("value")
-        text = _query_escape(key, True) if isinstance(key, str) else ""
-        parts.append(text + ("=" + _query_escape(value, False) if isinstance(value, str) else ""))
-    return "&".join(parts) if parts else None
-
-
-def _query_escape(text: str, key: bool) -> str:
-    """`&` and `#` (and `=` in a key) percent-encoded, as Postman does."""
-    text = text.replace("&", "%26").replace("#", "%23")
-    return text.replace("=", "%3D") if key else text
-
-
-def _replace_query(url: str, key: str, value: str) -> str:
-    """`url` without query parameters named `key`, with `key=value` appended."""
-    url, hash_sign, fragment = url.partition("#")
-    base, _, query = url.partition("?")
-    kept = [p for p in query.split("&") if p and p.split("=", 1)[0] != key] if query else []
-    kept.append(_query_escape(key, True) + "=" + _query_escape(value, False))
-    return base + "?" + "&".join(kept) + hash_sign + fragment
 
 
 def _header_pairs(headers: Any) -> Pairs:
@@ -415,7 +293,7 @@ def _header_pairs(headers: Any) -> Pairs:
     out = []
     for header in headers if isinstance(headers, list) else ():
         if isinstance(header, dict) and header.get("disabled") is not True and header.get("key") is not None:
-            out.append((_text(header["key"]), _text(header.get("value"))))
+            out.append((text_of(header["key"]), text_of(header.get("value"))))
     return tuple(out)
 
 
@@ -424,7 +302,7 @@ def _body(body: Any, method: str, item: dict[str, Any], resolve: _Resolver,
     """The raw body text and the Content-Type Newman adds for it; other modes noted as unsupported."""
     if not isinstance(body, dict) or body.get("disabled") is True:
         return None, None
-    mode = _text(body.get("mode"))
+    mode = text_of(body.get("mode"))
     content = body.get(mode) if mode else None
     if not content:
         return None, None
@@ -437,7 +315,7 @@ def _body(body: Any, method: str, item: dict[str, Any], resolve: _Resolver,
         return None, None
     options = body.get("options")
     raw_options = options.get("raw") if isinstance(options, dict) else None
-    language = _text(raw_options.get("language")) if isinstance(raw_options, dict) else "text"
+    language = text_of(raw_options.get("language")) if isinstance(raw_options, dict) else "text"
     text = content if isinstance(content, str) else json.dumps(content)
     return resolve(text), _RAW_CONTENT_TYPES.get(language, _RAW_CONTENT_TYPES["text"])
 
@@ -451,15 +329,15 @@ def _nearest_auth(node: dict[str, Any], inherited: Any) -> Any:
 def _auth(auth: Any, resolve: _Resolver, unsupported: list[str]) -> TeamAuth | None:
     if not isinstance(auth, dict) or auth.get("type") in (None, "noauth"):
         return None
-    kind = _text(auth["type"])
+    kind = text_of(auth["type"])
     params = auth.get(kind)
     if isinstance(params, dict):  # the v2.0 form: {"token": "..."}
-        pairs = [(_text(k), v) for k, v in params.items()]
+        pairs = [(text_of(k), v) for k, v in params.items()]
     else:
-        pairs = [(_text(p.get("key")), p.get("value")) for p in params or () if isinstance(p, dict)]
+        pairs = [(text_of(p.get("key")), p.get("value")) for p in params or () if isinstance(p, dict)]
     if kind not in _SENDABLE_AUTH:
         unsupported.append(f"auth type {kind}")
-    return TeamAuth(kind, tuple((k, resolve(_text(v))) for k, v in pairs if k))
+    return TeamAuth(kind, tuple((k, resolve(text_of(v))) for k, v in pairs if k))
 
 
 # Variables
@@ -485,154 +363,3 @@ class _Resolver:
             return match.group(0)
 
         return _VARIABLE.sub(one, text)
-
-
-def _text(value: Any) -> str:
-    """A JSON value as Postman turns it into text."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-# Matching
-
-
-def _split_origin(url: str) -> tuple[str, str]:
-    """(`scheme://host:port` as written, the rest from the first `/`, `?` or `#`); no scheme: the first part is
-    the host (as Postman reads `localhost:3000/x` or `{{baseUrl}}/x`), unless the URL starts with `/`."""
-    scheme = _SCHEME.match(url)
-    start = scheme.end() if scheme else 0
-    if not scheme and url.startswith("/"):
-        return "", url
-    ends = [i for i in (url.find(c, start) for c in "/?#") if i >= 0]
-    cut = min(ends, default=len(url))
-    return url[:cut], url[cut:]
-
-
-def _origin_key(origin: str) -> str:
-    """The origin compared case-insensitively, `http` assumed, credentials and default port dropped."""
-    if not origin:
-        return ""
-    scheme = _SCHEME.match(origin)
-    name = scheme.group(1).lower() if scheme else "http"
-    host = origin[scheme.end():] if scheme else origin
-    host = host.rpartition("@")[2].lower()
-    port = _DEFAULT_PORTS.get(name)
-    if port and host.endswith(":" + port):
-        host = host[: -len(port) - 1]
-    return f"{name}://{host}"
-
-
-def _path_segments(rest: str) -> tuple[str, ...]:
-    """The path's segments, query, fragment and trailing slash dropped (not yet decoded)."""
-    path = re.split(r"[?#]", rest, maxsplit=1)[0].strip("/")
-    return tuple(path.split("/")) if path else ()
-
-
-def _base_parts(base: str) -> tuple[str, tuple[str, ...]]:
-    origin, rest = _split_origin(base.strip())
-    return _origin_key(origin), tuple(unquote(s) for s in _path_segments(rest))
-
-
-def _candidate_paths(url: str, base_urls: Sequence[str]) -> list[tuple[str, ...]]:
-    """The request's decoded path segments with each matching base path stripped, best guess first."""
-    origin, rest = _split_origin(url)
-    own, segments = _origin_key(origin), tuple(unquote(s) for s in _path_segments(rest))
-    bases = [_base_parts(b) for b in base_urls if b.strip()]
-    ordered = sorted(bases, key=lambda b: (bool(b[0]) and b[0] != own, -len(b[1])))
-    out: list[tuple[str, ...]] = []
-    for _, prefix in ordered:
-        if segments[: len(prefix)] == prefix and segments[len(prefix):] not in out:
-            out.append(segments[len(prefix):])
-    if segments not in out:
-        out.append(segments)
-    return out
-
-
-@dataclass(frozen=True)
-class _Template:
-    """An operation's path template, compiled: per segment a literal, a whole `{param}` or a regex."""
-
-    operation: Operation
-    segments: tuple[str | re.Pattern[str], ...]
-    names: tuple[tuple[str, ...], ...]
-    score: tuple[int, int]
-
-
-def _compile(operation: Operation) -> _Template:
-    segments: list[str | re.Pattern[str]] = []
-    names: list[tuple[str, ...]] = []
-    literal = mixed = 0
-    for segment in _path_segments(operation.path):
-        found = tuple(_TEMPLATE_PART.findall(segment))
-        if not found:
-            segments.append(unquote(segment))
-            literal += 1
-        else:
-            pieces = _TEMPLATE_PART.split(segment)
-            pattern = "".join(re.escape(unquote(p)) if i % 2 == 0 else "(.+?)" for i, p in enumerate(pieces))
-            segments.append(re.compile(pattern, re.DOTALL))
-            mixed += len(pieces) > 3 or any(pieces[::2])
-        names.append(found)
-    return _Template(operation, tuple(segments), tuple(names), (literal, mixed))
-
-
-def _bind(template: _Template, segments: tuple[str, ...]) -> Pairs | None:
-    """The path parameter values when `segments` fit the template, else None."""
-    if len(segments) != len(template.segments):
-        return None
-    values: list[tuple[str, str]] = []
-    for have, want, names in zip(segments, template.segments, template.names, strict=True):
-        if isinstance(want, str):
-            if have != want:
-                return None
-            continue
-        match = want.fullmatch(have)
-        if not match or not have:
-            return None
-        values.extend(zip(names, match.groups(), strict=True))
-    return tuple(values)
-
-
-def _best_operation(method: str, segments: tuple[str, ...],
-                    operations: Sequence[Operation]) -> tuple[Operation, Pairs] | None:
-    best: tuple[_Template, Pairs] | None = None
-    for operation in operations:
-        if operation.method.upper() != method:
-            continue
-        template = _compile(operation)
-        values = _bind(template, segments)
-        if values is not None and (best is None or template.score > best[0].score):
-            best = template, values
-    return (best[0].operation, best[1]) if best else None
-
-
-# Assertify
-
-
-def _item_at(raw: dict[str, Any], index: tuple[int, ...]) -> dict[str, Any]:
-    node = raw
-    for i in index:
-        node = node["item"][i]
-    return node
-
-
-def _set_variables(raw: dict[str, Any], variables: Sequence[tuple[str, str]]) -> None:
-    """Each (key, value) replaces the value of the collection variables with that key (enabling them), or is
-    appended."""
-    if not variables:
-        return
-    entries = raw.setdefault("variable", [])
-    for key, value in variables:
-        found = [e for e in entries if isinstance(e, dict) and _text(e.get("key", e.get("id"))) == key]
-        for entry in found:
-            entry["value"] = value
-            entry.pop("disabled", None)
-        if not found:
-            entries.append({"key": key, "value": value, "type": "string"})

@@ -1,0 +1,239 @@
+"""The shape of `.satori.yml` as pydantic models: strict types, unknown keys refused; the JSON Schema's source.
+
+The models check what types can say, and a few rules they cannot (a path inside the repository, an environment
+variable's name, an operation key, `requests.unsafe` globs, oracle kinds, `observe` counts of at least 1) as
+validators that raise errors of their own type, which `messages` words (their context names an item by its
+index: a value may hold a lone surrogate, which pydantic cannot render into a message).
+
+Errors stay few whatever the document (aliases can repeat a wrong mapping thousands of times): unknown keys are
+one error per mapping (`_known_keys`), a parameter value is checked as one (`_one_value`), not once per member of
+its union, and lists and the user-named mappings (read as pairs, `_pairs`) stop at their first wrong entry.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PlainValidator,
+    Tag,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.spec.source import leaves_repository
+
+Backend = Literal["rules", "llm", "declared"]
+FailOnName = Literal["violations", "new-violations", "never"]
+ServerErrors = Literal["fail", "report"]
+MAX_COUNT = 1000
+
+
+def _string(value: Any) -> str:
+    """Any Python str as it is: pydantic's own `str` refuses one that holds a lone surrogate (YAML's `"\\udc80"`),
+    which the config has always taken (a `null_like` value may match one in a response)."""
+    if not isinstance(value, str):
+        raise PydanticCustomError("string_type", "Input should be a valid string")
+    return value
+
+
+def _inside_repository(value: str) -> str:
+    """A path inside the repository, relative to its root: a pull request's config must not make the check read
+    or write files outside it."""
+    if leaves_repository(value):
+        raise PydanticCustomError("outside_repository", "a path inside the repository, relative to its root")
+    return value
+
+
+def _env_name(value: str) -> str:
+    if not value.replace("_", "").isalnum():
+        raise PydanticCustomError("env_name", "the name of an environment variable")
+    return value
+
+
+def _operation_key(value: str) -> str:
+    method, _, path = value.partition(" ")
+    if not method.isalpha() or not path.startswith("/"):
+        raise PydanticCustomError("operation_key", '"METHOD /path"')
+    return value
+
+
+def _unsafe_globs(patterns: list[str] | None) -> list[str] | None:
+    for index, pattern in enumerate(patterns or ()):
+        method = pattern.partition(" ")[0]
+        if not method or method.upper() in ("GET", "HEAD") or not method.replace("*", "A").isalpha():
+            raise PydanticCustomError("unsafe_glob", '"METHOD /path" globs of non-GET operations (item {index})',
+                                      {"index": index})
+    return patterns
+
+
+def _known_kinds(kinds: list[str] | None) -> list[str] | None:
+    known = {kind.value for kind in OracleKind}
+    for index, kind in enumerate(kinds or ()):
+        if kind not in known:
+            raise PydanticCustomError("oracle_kind", "an oracle kind (item {index})", {"index": index})
+    return kinds
+
+
+def _one_value(value: Any) -> Any:
+    """A string, a number or `{env: VARIABLE}`, told at once (one error for a wrong value, whatever its size)."""
+    if isinstance(value, bool) or value is None:
+        raise PydanticCustomError("parameter_value", "a string, a number or {env: VARIABLE}")
+    if isinstance(value, str | int | float):
+        return value
+    if isinstance(value, dict) and set(value) == {"env"} and isinstance(value["env"], str) and value["env"]:
+        return value
+    raise PydanticCustomError("parameter_value", "a string, a number or {env: VARIABLE}")
+
+
+def _pairs(value: Any) -> Any:
+    """A mapping as its (key, value) pairs: read in order, its first wrong entry is its one error (a mapping that
+    aliases repeat cannot multiply errors)."""
+    if not isinstance(value, dict):
+        raise PydanticCustomError("dict_type", "Input should be a valid dictionary")
+    return list(value.items())
+
+
+def _falsy_as_none(value: Any) -> Any:
+    """`headers:` with an empty (or false, or zero) value means no headers, as it always has."""
+    return value or None
+
+
+def _observe_tag(value: Any) -> str:
+    return "flag" if isinstance(value, bool) else "settings"
+
+
+Str = Annotated[str, PlainValidator(_string, json_schema_input_type=str)]
+Strings = Annotated[list[Str], Field(fail_fast=True)]
+"""A list of strings; its first wrong item is its one error."""
+Text = Annotated[Str, Field(min_length=1)]
+RepoPath = Annotated[Text, AfterValidator(_inside_repository)]
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+EnvName = Annotated[Str, AfterValidator(_env_name), WithJsonSchema(
+    {"type": "string", "description": "The NAME of the environment variable that holds the value."})]
+OperationKey = Annotated[Str, AfterValidator(_operation_key)]
+KindName = Annotated[Str, WithJsonSchema({"type": "string", "enum": [kind.value for kind in OracleKind]})]
+
+
+class _Section(BaseModel):
+    _known: ClassVar[frozenset[str]] = frozenset()
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, value: Any) -> Any:
+        """Unknown keys are one error for the whole mapping (`messages` names the first), not one per key."""
+        if isinstance(value, dict) and not value.keys() <= cls._known:
+            raise PydanticCustomError("unknown_key", "unknown key")
+        return value
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._known = frozenset(cls.model_fields)
+
+
+class EnvValue(_Section):
+    """A value read from an environment variable when the check runs."""
+
+    env: Text
+
+
+ParameterValue = Annotated[Str | int | float | EnvValue, BeforeValidator(_one_value)]
+Values = Annotated[list[tuple[Str, ParameterValue]], Field(fail_fast=True),
+                   BeforeValidator(_pairs, json_schema_input_type=dict[Str, ParameterValue])]
+"""Parameter name -> value, as pairs in file order."""
+Headers = Annotated[list[tuple[Str, EnvName]], Field(fail_fast=True),
+                    BeforeValidator(_pairs, json_schema_input_type=dict[Str, EnvName])]
+Operations = Annotated[list[tuple[OperationKey, Values | None]], Field(fail_fast=True),
+                       BeforeValidator(_pairs, json_schema_input_type=dict[OperationKey, Values | None])]
+
+
+class StagingModel(_Section):
+    url: Text | None = None
+    """The staging server's base URL."""
+    url_env: Text | None = None
+    """The environment variable that holds the staging server's base URL."""
+    headers: Annotated[Headers | None, BeforeValidator(_falsy_as_none)] = None
+    """Header name -> NAME of the environment variable that holds its value (never the value itself)."""
+
+
+class IgnoreModel(_Section):
+    operations: Strings | None = None
+    """Globs over `METHOD /path` (e.g. `GET /internal/*`): neither checked nor sent."""
+    fields: Strings | None = None
+    """Globs over field paths (e.g. `*.etag`)."""
+
+
+class RequestsModel(_Section):
+    unsafe: Annotated[Strings | None, AfterValidator(_unsafe_globs)] = None
+    """`METHOD /path` globs of the non-GET/HEAD operations you allow to be sent."""
+    values: Values | None = None
+    """A value per parameter name: a literal or `{env: VARIABLE}`."""
+    operations: Annotated[Operations | None, Field(json_schema_extra={"propertyNames": {"pattern": "^[^ ]+ /"}})] = None
+    """Values per operation (`"GET /reports/{report_id}": {report_id: r-42}`); they win over `values`."""
+    chain: Count | None = None
+    """Ids taken from a list response per detail operation (0: off)."""
+    min_exercised: Count | None = None
+    """Fewer oracles exercised than this: the run proves nothing (exit 3)."""
+    server_errors: ServerErrors | None = None
+    """Whether a 5XX answer fails the check (`fail`, the default) or is only reported (`report`)."""
+    collection: RepoPath | None = None
+    """Your own Postman collection: satori-ci's assertions are added to it."""
+    environment: RepoPath | None = None
+    """The Postman environment of your collection."""
+
+
+class ObserveModel(_Section):
+    min_responses: Count | None = Field(default=None, json_schema_extra={"minimum": 1})
+    """Responses an operation needs before anything is suggested."""
+    min_requests: Count | None = Field(default=None, json_schema_extra={"minimum": 1})
+    """Distinct requests they must answer."""
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> ObserveModel:
+        for key in ("min_requests", "min_responses"):
+            if getattr(self, key) == 0:
+                raise PydanticCustomError("at_least_one", "at least 1", {"key": key})
+        return self
+
+
+class SpecModel(_Section):
+    path: RepoPath
+    """The spec's path in the repository."""
+    staging: StagingModel | None = None
+    """Where the oracles run."""
+    null_like: Strings | None = None
+    """Values that count as null (e.g. `"N/A"`, `""`)."""
+    skip_kinds: Annotated[Annotated[list[KindName], Field(fail_fast=True)] | None, AfterValidator(_known_kinds)] = None
+    """Oracle kinds never checked for this spec."""
+    ignore: IgnoreModel | None = None
+    """Operations and fields left out."""
+    requests: RequestsModel | None = None
+    """What may be sent, with which values (read from trusted config only)."""
+    observe: Annotated[Annotated[bool, Tag("flag")] | Annotated[ObserveModel, Tag("settings")],
+                       Discriminator(_observe_tag)] | None = None
+    """Oracles suggested from observed responses: `false` turns it off."""
+
+
+class ConfigModel(_Section):
+    """satori-ci's project config (`.satori.yml`)."""
+
+    specs: Annotated[list[SpecModel], Field(fail_fast=True)] | None = None
+    """The specs to check, each with its settings."""
+    backend: Backend | None = None
+    """How oracles are inferred."""
+    model: Text | None = None
+    """The LLM model (backend `llm`)."""
+    fail_on: FailOnName | None = None
+    """Which violations fail the check."""
+    oracles_dir: RepoPath | None = None
+    """Where the oracle files and observation stores are written."""

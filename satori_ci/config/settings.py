@@ -1,0 +1,183 @@
+"""The project config's typed values (what the rest of satori-ci reads), built from the file's model (`model`)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from satori_ci.oracles.kinds import OracleKind
+from satori_ci.oracles.model import Oracle
+from satori_ci.plan.model import DEFAULT_CHAIN, PlanSettings
+
+DEFAULT_CONFIG = ".satori.yml"
+BACKENDS = ("rules", "llm", "declared")
+
+
+class FailOn(StrEnum):
+    VIOLATIONS = "violations"
+    """Any oracle violation fails the check."""
+    NEW_VIOLATIONS = "new-violations"
+    """Only violations of oracles added or changed by this pull request fail it."""
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class Ignore:
+    operations: tuple[str, ...] = ()
+    """Globs over `METHOD /path` (e.g. `GET /internal/*`)."""
+    fields: tuple[str, ...] = ()
+    """Globs over field paths (e.g. `*.etag`, `data.results[].thumbnail.*`)."""
+
+    def operation(self, method: str, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(f"{method} {path}", pattern) for pattern in self.operations)
+
+    def field(self, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(path, pattern) for pattern in self.fields)
+
+
+@dataclass(frozen=True)
+class Staging:
+    """Where one spec's oracles run, with header values read from the environment."""
+
+    url: str | None
+    headers: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+    """Header variables that are not set (those headers are not sent)."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """A parameter value from the config: literal, or read from an environment variable at run time."""
+
+    literal: str | None = None
+    env: str | None = None
+
+    def resolve(self, environ: Mapping[str, str]) -> str | None:
+        return self.literal if self.env is None else environ.get(self.env)
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    """The `requests:` section: what may be sent, with which values (decided by trusted config only)."""
+
+    unsafe: tuple[str, ...] = ()
+    values: tuple[tuple[str, Value], ...] = ()
+    operations: tuple[tuple[str, tuple[tuple[str, Value], ...]], ...] = ()
+    chain: int | None = None
+    min_exercised: int | None = None
+    server_errors: str | None = None
+    """`fail` (default) or `report`."""
+    collection: str | None = None
+    environment: str | None = None
+
+    @property
+    def min_exercised_or_default(self) -> int:
+        return self.min_exercised if self.min_exercised is not None else 1
+
+    @property
+    def fail_on_server_errors(self) -> bool:
+        return self.server_errors != "report"
+
+
+@dataclass(frozen=True)
+class ObserveSettings:
+    """The `observe:` section: whether checked responses feed the observation store and oracles are suggested."""
+
+    enabled: bool = True
+    min_responses: int | None = None
+    min_requests: int | None = None
+
+
+@dataclass(frozen=True)
+class SpecConfig:
+    path: str
+    staging_url: str | None = None
+    staging_url_env: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    """(header name, environment variable name): values are read at run time, never stored."""
+    null_like: tuple[str, ...] = ()
+    skip_kinds: frozenset[OracleKind] = frozenset()
+    ignore: Ignore = field(default_factory=Ignore)
+    requests: RequestSettings = field(default_factory=RequestSettings)
+    observe: ObserveSettings = field(default_factory=ObserveSettings)
+    source: str = DEFAULT_CONFIG
+    """The config file this came from (hints name it)."""
+
+    def checks(self, oracle: Oracle) -> bool:
+        """Whether this file leaves the oracle to be checked (not a kind to skip, not an ignored field/operation)."""
+        return (oracle.kind not in self.skip_kinds and not self.ignore.field(oracle.field)
+                and not self.ignore.operation(oracle.operation.method, oracle.operation.path))
+
+    def plan_settings(self, environ: Mapping[str, str], values: tuple[tuple[str, str], ...] = (),
+                      unsafe: tuple[str, ...] = (), chain: int | None = None) -> tuple[PlanSettings, tuple[str, ...]]:
+        """The request plan's settings: flags (`values`, `unsafe`, `chain`) first, then this file's; notes name
+        the environment variables that are not set (their parameters get no value)."""
+        notes: list[str] = []
+
+        def resolved(pairs: tuple[tuple[str, Value], ...]) -> tuple[tuple[str, str], ...]:
+            out = []
+            for name, value in pairs:
+                found = value.resolve(environ)
+                if found is None:
+                    notes.append(f"{value.env} is not set: parameter {name} gets no value from the config")
+                else:
+                    out.append((name, found))
+            return tuple(out)
+
+        merged = dict(resolved(self.requests.values))
+        merged.update(values)
+        operations = tuple((key, resolved(pairs)) for key, pairs in self.requests.operations)
+        settings = PlanSettings(
+            unsafe=(*unsafe, *self.requests.unsafe), ignore=self.ignore.operations, values=tuple(merged.items()),
+            operation_values=operations,
+            chain=chain if chain is not None else (self.requests.chain if self.requests.chain is not None
+                                                   else DEFAULT_CHAIN),
+            config_name=self.source)
+        return settings, tuple(notes)
+
+    def staging(self, environ: Mapping[str, str], url: str | None = None,
+                headers: tuple[tuple[str, str], ...] = ()) -> Staging:
+        """`url`/`headers` (flags, action inputs) first, then this file's, resolved from `environ`."""
+        chosen = url or self.staging_url or (environ.get(self.staging_url_env) if self.staging_url_env else None)
+        found = list(headers)
+        notes = []
+        if chosen is None and self.staging_url_env and self.staging_url_env not in environ:
+            notes.append(f"{self.staging_url_env} is not set (staging.url_env in {self.source}): no staging URL, "
+                         "so the oracles are not run")
+        for header, variable in self.headers:
+            value = environ.get(variable)
+            if value is None:
+                notes.append(f"{variable} is not set: the {header} header is not sent")
+            else:
+                found.append((header, value))
+        return Staging(chosen, tuple(found), tuple(notes))
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    specs: tuple[SpecConfig, ...] = ()
+    backend: str | None = None
+    model: str | None = None
+    fail_on: FailOn | None = None
+    oracles_dir: str | None = None
+    source: str | None = None
+    """The file it was read from, None for the defaults."""
+
+    def for_spec(self, path: str) -> SpecConfig:
+        """The settings of the spec at `path` (repository-relative); defaults when the file does not name it."""
+        wanted = _relative(path)
+        for spec in self.specs:
+            if _relative(spec.path) == wanted:
+                return spec
+        return SpecConfig(path=wanted)
+
+
+def _relative(path: str) -> str:
+    """`./api/x.yaml` and `api/x.yaml` name the same file (a leading `../` is kept: it is another file)."""
+    text = Path(path).as_posix()
+    while text.startswith("./"):
+        text = text[2:]
+    return text

@@ -1,0 +1,89 @@
+"""The runner interface: runners by name (`auto` resolved in one place), and the native runner that never builds
+JavaScript (the collection and its scripts are Newman's export only)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from satori_ci.cli import main
+from satori_ci.demo import Bookshop
+from satori_ci.plan.expand import build_requests
+from satori_ci.run.errors import RunError, RunErrorKind
+from satori_ci.run.interface import RUNNER_NAMES, SENDING_RUNNERS, RequestRunner, RunnerName
+from satori_ci.run.newman import NEWMAN_ENV
+from satori_ci.run.outcome import RunConfig
+from satori_ci.spec import Spec
+from tests.run.conftest import BOOKSHOP_SPEC, ROOT, newman_available
+
+MISSING = "/nonexistent/newman"
+
+
+def test_the_names_users_give() -> None:
+    assert RUNNER_NAMES == ("auto", "newman", "native")
+    assert SENDING_RUNNERS == ("newman", "native")
+    with pytest.raises(ValueError):
+        RunnerName("fast")
+
+
+def test_cli_choices_come_from_the_names(capsys: pytest.CaptureFixture[str]) -> None:
+    for command, names in (("check", "{auto,newman,native}"), ("demo", "{auto,newman,native}"),
+                           ("run", "{newman,native}")):
+        with pytest.raises(SystemExit):
+            main([command, "--runner", "fast"])
+        assert "invalid choice: 'fast' (choose from" in capsys.readouterr().err
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert f"--runner {names}" in capsys.readouterr().out
+
+
+def test_auto_is_the_native_runner_without_newman(monkeypatch: pytest.MonkeyPatch, bookshop: Bookshop,
+                                                  bookshop_spec: Spec) -> None:
+    monkeypatch.setenv(NEWMAN_ENV, MISSING)
+    runner: RequestRunner = RunnerName.AUTO.build()
+    assert runner.name == "native"
+    result = runner.run(build_requests(bookshop_spec, []), RunConfig(bookshop.server.base_url, retries=0))
+    assert result.runner == "native" and result.requests > 0
+    assert result.notes[-1].startswith(f"Newman not found, the native runner was used: {NEWMAN_ENV}={MISSING}: "
+                                       "no such file")
+
+
+def test_auto_is_newman_when_it_is_installed() -> None:
+    newman_available()
+    assert RunnerName.AUTO.build().name == "newman"
+
+
+def test_newman_asked_for_and_missing_is_a_run_error(monkeypatch: pytest.MonkeyPatch, bookshop_spec: Spec) -> None:
+    monkeypatch.setenv(NEWMAN_ENV, MISSING)
+    runner = RunnerName.NEWMAN.build()
+    assert runner.name == "newman" and RunnerName.NATIVE.build().name == "native"
+    with pytest.raises(RunError) as caught:
+        runner.run(build_requests(bookshop_spec, []), RunConfig("http://127.0.0.1:9", retries=0))
+    assert caught.value.kind is RunErrorKind.NEWMAN_MISSING
+
+
+def test_the_native_runner_never_builds_javascript(bookshop: Bookshop) -> None:
+    """A whole native run (requests, checks, chaining) without loading the Postman export or the checker's
+    JavaScript."""
+    code = """
+import sys
+from satori_ci.plan import plan_requests
+from satori_ci.plan.expand import build_requests
+from satori_ci.oracles.file import load_oracle_file
+from satori_ci.run.interface import RunnerName
+from satori_ci.run.outcome import RunConfig
+from satori_ci.spec import load_spec
+spec = load_spec(sys.argv[1])
+oracles = load_oracle_file(open(sys.argv[2]).read(), sys.argv[2]).enabled_oracles()
+planned = build_requests(spec, oracles, sys.argv[3], (), plan_requests(spec))
+result = RunnerName.NATIVE.build().run(planned, RunConfig(sys.argv[3], retries=0))
+assert result.checked > 1 and result.violations == (), result
+print(sorted(m for m in sys.modules if m.startswith("satori_ci.postman")))
+"""
+    oracles = ROOT / "tests" / "run" / "fixtures" / "bookshop.oracles.yaml"
+    done = subprocess.run([sys.executable, "-c", code, str(BOOKSHOP_SPEC), str(oracles), bookshop.server.base_url],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
