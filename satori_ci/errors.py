@@ -96,7 +96,8 @@ def classify(exc: BaseException) -> Failure:
     if isinstance(exc, SatoriError):
         kind = exc.error_kind
         return Failure(kind.code, kind, str(exc))
-    return Failure(ExitCode.BUG, ErrorKind.BUG, f"{BUG_PREFIX}: {type(exc).__name__}: {exc}")
+    said = " ".join(str(exc).split())
+    return Failure(ExitCode.BUG, ErrorKind.BUG, f"{BUG_PREFIX}: {type(exc).__name__}: {said}")
 
 
 def terminate_as_interrupt(signum: int, frame: object) -> None:

@@ -51,7 +51,7 @@ class Row:
     inputs: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     raises: str | None = None
-    """An expression: the exception `pipeline.check_spec` raises instead of checking (injected)."""
+    """An expression: the exception `spec_check.check_spec` raises instead of checking (injected)."""
     cli_stream: str = "stderr"
     """Where the CLI's line is: `stderr` (then it is all of stderr), or `stdout` (the report's verdict)."""
 
@@ -85,12 +85,12 @@ def _closed_port_url() -> str:
 
 
 def _wrapper(raises: str | None, entry: str) -> list[str]:
-    """The interpreter's arguments: `-c` code that (with `raises`) makes `pipeline.check_spec` raise it, then runs
-    the entry point."""
-    inject = ("import satori_ci.pipeline as pipeline\n"
+    """The interpreter's arguments: `-c` code that (with `raises`) makes `spec_check.check_spec` raise it, then
+    runs the entry point."""
+    inject = ("import satori_ci.check.spec_check as spec_check\n"
               "from satori_ci.run.errors import RunError, RunErrorKind\n"
               f"def broken(*args, **kwargs):\n    raise {raises}\n"
-              "pipeline.check_spec = broken\n") if raises else ""
+              "spec_check.check_spec = broken\n") if raises else ""
     return ["-c", f"import sys\n{inject}{entry}"]
 
 
@@ -191,6 +191,8 @@ class _Unavailable(SatoriError, kind=ErrorKind.INFRASTRUCTURE):
      Failure(ExitCode.INFRASTRUCTURE, ErrorKind.INFRASTRUCTURE, "newman crashed")),
     (KeyboardInterrupt(), Failure(ExitCode.INTERRUPTED, ErrorKind.INTERRUPTED, "interrupted")),
     (KeyError("x"), Failure(ExitCode.BUG, ErrorKind.BUG, "internal error (a bug in satori-ci): KeyError: 'x'")),
+    (ValueError("two\nlines"),
+     Failure(ExitCode.BUG, ErrorKind.BUG, "internal error (a bug in satori-ci): ValueError: two lines")),
 ])
 def test_classify(exc: BaseException, failure: Failure) -> None:
     assert classify(exc) == failure
@@ -206,8 +208,7 @@ def test_every_stage_error_is_a_satori_error_of_its_kind() -> None:
     from satori_ci.github.errors import ActionConfigError, GitHubUnavailable
     from satori_ci.infer.llm.batch import BatchError, BatchErrorKind
     from satori_ci.oracles.errors import OracleFileError
-    from satori_ci.plan.shards import ShardError
-    from satori_ci.shards import ShardReportError
+    from satori_ci.shard.errors import ShardError, ShardReportError
     from satori_ci.spec.errors import SpecError, SpecErrorKind
 
     inputs = [SpecError(SpecErrorKind.SYNTAX, "s"), OracleFileError("o"), ActionConfigError("a"), ConfigError("c"),

@@ -1,17 +1,17 @@
 """The Docker action: read the event and inputs once, run the check, report, exit (`entrypoint.py` runs `main`).
 
-Parses `GITHUB_*`/`INPUT_*` into an `ActionContext`, runs the shared pipeline on every spec the change
-touches, writes the updated oracle files into the workspace, then reports: the sticky PR comment per
+Parses `GITHUB_*`/`INPUT_*` into an `ActionContext`, runs the shared check (`satori_ci.check`) on every spec the
+change touches, writes the updated oracle files into the workspace, then reports: the sticky PR comment per
 spec (falling back to the job summary with a notice when it cannot be posted), the job summary,
 annotations and outputs. Exit codes (`satori_ci.errors`): 0 clean, 1 violations at or above fail-on, 2 input
 error, 3 infrastructure, 70 a bug, 130 cancelled. A comment that cannot be posted never turns a clean run red.
 
 Sharded (a CI matrix): with the `shard: I/N` input a job checks its shard of the operations
-(`pipeline.check_shard`) and only writes its partial report into the workspace (output `shard-report`): no
+(`shard.job.check_shard`) and only writes its partial report into the workspace (output `shard-report`): no
 comment, no summary, no oracle file, exit 0 once it ran (a shard that could not run writes a report saying so and
 exits with the code of why). With `merge: <folders or globs>` the job after them reads every shard's report,
-merges them (`shards.merge_shards`: a missing, failed, duplicated or mismatched shard stops it with one line, exit 3
-or 2) and reports exactly as an unsharded run: oracle files, comment, summary, annotations, outputs, exit code.
+merges them (`shard.merge.merge_shards`: a missing, failed, duplicated or mismatched shard stops it with one line,
+exit 3 or 2) and reports exactly as an unsharded run: oracle files, comment, summary, annotations, outputs, exit code.
 The reports come through artifacts, so they are read strictly, rendered escaped like any response, and decide
 nothing about where requests or secrets go: the merge sends no request, and writes each oracle file only where
 this job's `oracles-dir` says it goes.

@@ -9,7 +9,7 @@ import signal
 from satori_ci.action.log import feed
 from satori_ci.action.run import run
 from satori_ci.action.secrets import raw_input_secrets
-from satori_ci.action.shards import shard_main
+from satori_ci.action.shards import input_shard, shard_main
 from satori_ci.action.stopped import Progress, cancelled, stop_on
 from satori_ci.action.targets import verified
 from satori_ci.errors import terminate_as_interrupt
@@ -31,14 +31,15 @@ def main() -> int:
 def _main(progress: Progress) -> int:
     try:
         ctx = ActionContext.from_env(os.environ)
+        shard = input_shard(ctx.inputs.shard)
     except Exception as exc:
         return stop_on(None, progress, exc)
     try:
         ctx = verified(ctx)
     except Exception as exc:  # not verified: ctx has no pull request, so nothing is posted
         return stop_on(ctx, progress, exc)
-    if ctx.inputs.shard is not None:
-        return shard_main(ctx, ctx.inputs.shard)
+    if shard is not None:
+        return shard_main(ctx, shard)
     try:
         return run(ctx, progress)
     except KeyboardInterrupt:

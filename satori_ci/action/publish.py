@@ -9,6 +9,9 @@ from pathlib import Path
 
 from satori_ci.action.log import say
 from satori_ci.action.stopped import RUN_MARKER
+from satori_ci.check.stores import store_file_of
+from satori_ci.check.target import SpecOutcome
+from satori_ci.check.workspace import write_atomically
 from satori_ci.errors import ExitCode
 from satori_ci.github.comments import StickyCommenter
 from satori_ci.github.context import ActionContext
@@ -16,14 +19,12 @@ from satori_ci.github.inputs import CommentMode
 from satori_ci.github.outputs import append_outputs, append_summary, notice
 from satori_ci.observe.store import dump_store
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import SpecOutcome, store_file_of
 from satori_ci.redaction import current, redact
 from satori_ci.report.annotations import render_annotations
 from satori_ci.report.json_report import report_json
 from satori_ci.report.markdown import marker_for, render_comment, render_resolved
 from satori_ci.report.model import CheckReport, SpecCheck
 from satori_ci.report.summary import render_summary
-from satori_ci.workspace import write_atomically
 
 
 def publish(ctx: ActionContext, outcomes: list[SpecOutcome]) -> int:

@@ -1,4 +1,4 @@
-"""One run of the action (not a shard job): every spec the change touches checked with the shared pipeline, then
+"""One run of the action (not a shard job): every spec the change touches checked with the shared check, then
 published; with the `merge` input, the shards' reports merged instead."""
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from satori_ci.action.secrets import action_secrets
 from satori_ci.action.shards import run_merge
 from satori_ci.action.stopped import Progress
 from satori_ci.action.targets import check_options, targets, trust_notice, trusted_config
+from satori_ci.check.spec_check import check_spec
+from satori_ci.check.target import SpecOutcome
 from satori_ci.config import load_config
 from satori_ci.github.context import ActionContext
 from satori_ci.github.specs import select_specs
-from satori_ci.pipeline import SpecOutcome, check_spec
 
 
 def run(ctx: ActionContext, progress: Progress | None = None) -> int:

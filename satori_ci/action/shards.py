@@ -13,30 +13,37 @@ from satori_ci.action.publish import no_spec, outputs, publish
 from satori_ci.action.secrets import action_secrets
 from satori_ci.action.stopped import Progress, cancelled
 from satori_ci.action.targets import check_options, oracles_dir, targets, trust_notice, trusted_config
+from satori_ci.check.stores import store_file_of
+from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.config import ProjectConfig, load_config
 from satori_ci.errors import ErrorKind, ExitCode, classify
 from satori_ci.github.context import ActionContext
+from satori_ci.github.errors import ActionConfigError
 from satori_ci.github.outputs import error, warning
 from satori_ci.github.specs import select_specs
-from satori_ci.pipeline import ShardSpec, bind_spec, check_shard, store_file_of
-from satori_ci.plan.shards import Shard
 from satori_ci.redaction import current, redact
 from satori_ci.report import escape as esc
-from satori_ci.shard_files import read_shard_reports, report_files
-from satori_ci.shards import (
-    Expected,
-    RunBinding,
-    ShardReport,
-    ShardReportError,
-    config_digest,
-    files_named,
-    merge_shards,
-    shard_report_text,
-)
-from satori_ci.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
+from satori_ci.shard.binding import RunBinding, bind_spec, config_digest
+from satori_ci.shard.errors import ShardError, ShardReportError
+from satori_ci.shard.files import read_shard_reports, report_files
+from satori_ci.shard.job import ShardSpec, check_shard
+from satori_ci.shard.merge import Expected, files_named, merge_shards
+from satori_ci.shard.report import ShardReport, shard_report_text
+from satori_ci.shard.slice import Shard, parse_shard
 
 SHARD_REPORTS = "satori-ci-shards"
 """The workspace folder a shard job writes its partial report into (not hidden: upload-artifact skips those)."""
+
+
+def input_shard(text: str | None) -> Shard | None:
+    """The `shard` input (`I/N`) as a `Shard`; None without it (ActionConfigError, exit 2, naming the input, when
+    it is not one)."""
+    if text is None:
+        return None
+    try:
+        return parse_shard(text)
+    except ShardError as exc:
+        raise ActionConfigError(f"input 'shard': {exc}") from None
 
 
 def shard_report_path(shard: Shard) -> Path:

@@ -7,6 +7,9 @@ import os
 
 from satori_ci.action.log import feed, say
 from satori_ci.action.secrets import team_secrets, value_secrets
+from satori_ci.check.stores import store_file_of
+from satori_ci.check.target import CheckOptions, SpecTarget
+from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, load_team
 from satori_ci.config import ProjectConfig, load_config_at, trust_changes
 from satori_ci.github.context import ActionContext
 from satori_ci.github.errors import ActionConfigError
@@ -15,11 +18,8 @@ from satori_ci.github.outputs import notice, warning
 from satori_ci.github.pulls import fetch_pull
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.infer.llm.config import DEFAULT_MODEL
-from satori_ci.pipeline import CheckOptions, SpecTarget, store_file_of
 from satori_ci.redaction import header_secrets, url_secrets
-from satori_ci.workspace import default_oracle_path, ensure_inside_workspace, load_team
-
-RUNNERS = ("auto", "newman", "native")
+from satori_ci.run.interface import RUNNER_NAMES, RunnerName
 
 
 def check_options(ctx: ActionContext) -> CheckOptions:
@@ -31,9 +31,9 @@ def check_options(ctx: ActionContext) -> CheckOptions:
     if backend is Backend.LLM:
         llm = LLMConfig(model=ctx.inputs.model or DEFAULT_MODEL, base_url=ctx.inputs.openai_base_url,
                         api_key=ctx.inputs.openai_api_key)
-    runner = input_value(os.environ, "runner") or "auto"
-    if runner not in RUNNERS:
-        raise ActionConfigError(f"input 'runner' must be one of {', '.join(RUNNERS)}, not {runner!r}")
+    runner = input_value(os.environ, "runner") or RunnerName.AUTO.value
+    if runner not in RUNNER_NAMES:
+        raise ActionConfigError(f"input 'runner' must be one of {', '.join(RUNNER_NAMES)}, not {runner!r}")
     return CheckOptions(backend=backend.value, llm=llm, runner=runner, timeout_s=ctx.inputs.timeout_s,
                         environ=dict(os.environ))
 

@@ -14,6 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from satori_ci.check.spec_check import check_spec
+from satori_ci.check.stores import store_file_of
+from satori_ci.check.target import CheckOptions, SpecTarget
+from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
 from satori_ci.cli.run_commands import add_max_response_bytes, add_timeout
@@ -25,27 +29,20 @@ from satori_ci.infer.llm import LLMConfig
 from satori_ci.infer.llm.config import DEFAULT_MODEL
 from satori_ci.observe.store import dump_store
 from satori_ci.oracles.file import dump_oracle_file
-from satori_ci.pipeline import CheckOptions, SpecTarget, bind_spec, check_shard, check_spec, store_file_of
-from satori_ci.plan.shards import Shard, parse_shard
 from satori_ci.redaction import current
 from satori_ci.report.json_report import report_json
 from satori_ci.report.model import CheckReport, FailOn
 from satori_ci.report.terminal import render_terminal
 from satori_ci.run.interface import RUNNER_NAMES, RunnerName
-from satori_ci.shard_files import read_shard_reports, report_files
-from satori_ci.shards import (
-    Expected,
-    RunBinding,
-    ShardReport,
-    ShardReportError,
-    config_digest,
-    files_named,
-    merge_shards,
-    shard_report_text,
-)
+from satori_ci.shard.binding import RunBinding, bind_spec, config_digest
+from satori_ci.shard.errors import ShardReportError
+from satori_ci.shard.files import read_shard_reports, report_files
+from satori_ci.shard.job import check_shard
+from satori_ci.shard.merge import Expected, files_named, merge_shards
+from satori_ci.shard.report import ShardReport, shard_report_text
+from satori_ci.shard.slice import Shard, parse_shard
 from satori_ci.spec.errors import SpecError
 from satori_ci.spec.source import open_source
-from satori_ci.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
 
 
 def _spec_path(ref: str) -> str:

@@ -18,6 +18,7 @@ import os
 import sys
 from pathlib import Path
 
+from satori_ci.check.workspace import ensure_inside_workspace, write_atomically
 from satori_ci.cli.infer_common import llm_config, summary_lines
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.errors import ExitCode, UsageError
@@ -36,7 +37,6 @@ from satori_ci.infer.rules import context_digests
 from satori_ci.oracles.file import OracleFile, dump_oracle_file
 from satori_ci.report.oracle_text import interchange_jsonl
 from satori_ci.spec.model import Spec
-from satori_ci.workspace import ensure_inside_workspace, write_atomically
 
 
 def _read_state(path: Path) -> BatchState | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Self
 
+from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, in_main_thread, write_atomically
 from satori_ci.cli.infer_batch import run_batch
 from satori_ci.cli.infer_common import add_backend_options, llm_config, summary_lines
 from satori_ci.cli.progress import ProgressBar
@@ -28,7 +29,6 @@ from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import OracleFile, dump_oracle_file, load_oracle_file
 from satori_ci.report.oracle_text import interchange_jsonl, oracle_diff_json, oracle_diff_text
 from satori_ci.spec.model import ResponseField, Spec
-from satori_ci.workspace import default_oracle_path, ensure_inside_workspace, in_main_thread, write_atomically
 
 
 def read_oracle_file(path: Path) -> OracleFile | None:

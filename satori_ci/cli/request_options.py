@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from satori_ci.check.workspace import load_team
 from satori_ci.config import SpecConfig
 from satori_ci.errors import UsageError
 from satori_ci.plan import PlanSettings
 from satori_ci.postman.read import TeamCollection
-from satori_ci.workspace import load_team
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -9,6 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from satori_ci.check.frame import observable, proposal_settings
+from satori_ci.check.stores import read_store, store_file_of
+from satori_ci.check.workspace import ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.request_options import RequestInputs, add_request_options, check_base_url, request_inputs
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
@@ -22,7 +25,6 @@ from satori_ci.observe.update import observe_update
 from satori_ci.oracles.file import dump_oracle_file, load_oracle_file
 from satori_ci.oracles.freshness import staleness
 from satori_ci.oracles.model import Oracle
-from satori_ci.pipeline import observable, proposal_settings, read_store, store_file_of
 from satori_ci.plan import plan_requests
 from satori_ci.plan.expand import build_requests
 from satori_ci.plan.requests import RequestSet
@@ -36,7 +38,6 @@ from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, MAX_TIMEOUT_S, RunConfig
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
 from satori_ci.spec import ResponseField, Spec
-from satori_ci.workspace import ensure_inside_workspace, write_atomically
 
 
 def _read_text(path: str, what: str) -> str:

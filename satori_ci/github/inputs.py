@@ -18,7 +18,6 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from satori_ci.github.errors import ActionConfigError
-from satori_ci.plan.shards import Shard, ShardError, parse_shard
 from satori_ci.report.model import FailOn
 from satori_ci.spec.source import leaves_repository
 
@@ -69,8 +68,9 @@ class ActionInputs:
     github_token: str | None = field(default=None, repr=False)
     config: str | None = None
     """Path of the project config file, if one was given."""
-    shard: Shard | None = None
-    """`I/N`: this job checks shard I of N of the operations and writes a partial report, nothing else."""
+    shard: str | None = None
+    """`I/N`: this job checks shard I of N of the operations and writes a partial report, nothing else (the text
+    as given: the action parses it, `satori_ci.action.shards.input_shard`)."""
     merge: tuple[str, ...] = ()
     """Folders, files or globs (in the workspace) of the shards' partial reports: this job merges them and
     reports (comment, summary, annotations, outputs, exit code); it sends no request."""
@@ -145,15 +145,10 @@ def parse_staging_headers(text: str | None) -> tuple[StagingHeader, ...]:
     return tuple(headers)
 
 
-def _shard(value: str | None, merge: str | None) -> Shard | None:
-    if value is None:
-        return None
-    if merge is not None:
+def _shard(value: str | None, merge: str | None) -> str | None:
+    if value is not None and merge is not None:
         raise ActionConfigError("set shard (a matrix job) or merge (the job after them), not both")
-    try:
-        return parse_shard(value)
-    except ShardError as exc:
-        raise ActionConfigError(f"input 'shard': {exc}") from None
+    return value
 
 
 def _timeout(value: str | None) -> float:

@@ -231,7 +231,7 @@ class RequestSet:
         return replace(self, groups=(RequestGroup("retry", "", tuple(chosen)),), notes=(), skipped=())
 
     def only(self, own: frozenset[str], support: frozenset[str]) -> RequestSet:
-        """A shard's slice (`satori_ci.plan.shards`): the requests of the `own` operations as they are, those of
+        """A shard's slice (`satori_ci.shard.slice`): the requests of the `own` operations as they are, those of
         the `support` operations (producers of chained ids) without oracles nor observed fields (sent for their
         values only), no others. Notes, skips, oracle counts, chain seeds and credential variables stay the whole
         set's."""

@@ -320,7 +320,7 @@ def test_the_process_still_exits_70_with_a_summary_when_the_check_crashes_in_a_s
     with FakeGitHub(login=None) as github:
         pr = _pull_request(tmp_path, github, {"api/query.yaml": QUERY_SPEC})
         env_file = pr.tmp / "sitecustomize.py"
-        env_file.write_text("import satori_ci.pipeline as p\n"
+        env_file.write_text("import satori_ci.check.spec_check as p\n"
                             "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
                             "p.check_spec = boom\n")
         run = pr.run(extra_env={"PYTHONPATH": f"{pr.tmp}{os.pathsep}{ROOT}"})

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from satori_ci.check.workspace import write_atomically
 from satori_ci.cli import main
 from satori_ci.demo import Bookshop, Canned, list_body
 from satori_ci.errors import ExitCode
@@ -33,7 +34,6 @@ from satori_ci.infer.interface import Inferred
 from satori_ci.infer.rules import RulesBackend, context_digests
 from satori_ci.oracles.file import OracleFile, load_oracle_file
 from satori_ci.spec import load_spec
-from satori_ci.workspace import write_atomically
 from tests.run.conftest import BOOKSHOP_SPEC, FIXTURES, concurrently, newman_available
 from tests.servers.openai_server import FakeOpenAIServer, slow
 

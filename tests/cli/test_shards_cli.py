@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from satori_ci.check.stores import store_file_of
+from satori_ci.check.workspace import default_oracle_path
 from satori_ci.cli import main
 from satori_ci.demo import DemoBookshop, StagingServer, example_specs
-from satori_ci.pipeline import store_file_of
 from satori_ci.plan import PlanSettings, plan_requests
-from satori_ci.plan.shards import Shard, slice_plan
-from satori_ci.shards import MAX_REPORT_BYTES
+from satori_ci.shard.report import MAX_REPORT_BYTES
+from satori_ci.shard.slice import Shard, slice_plan
 from satori_ci.spec import load_spec
-from satori_ci.workspace import default_oracle_path
 from tests.forged_reports import forge
 from tests.servers.resources_app import SPEC_PATH, ResourcesApp
 
@@ -199,7 +199,7 @@ def test_a_shard_given_twice_or_another_checks_report_is_refused(reports: tuple[
     other = tmp_path / "other.json"  # shard 2 of a check of another spec, oracle file or request: another digest
     data = json.loads(files[1].read_text())
     data["specs"][0]["check"] = "0" * 64
-    from satori_ci.shards import content_digest
+    from satori_ci.shard.report import content_digest
 
     data["digest"] = content_digest(data)
     other.write_text(json.dumps(data))
@@ -420,7 +420,7 @@ def test_an_oversized_report_is_refused_before_it_is_read(size: int, tmp_path: P
 def test_a_report_of_more_values_than_a_real_one_holds_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
     """Empty arrays take 24 bytes of memory per byte of JSON: a report under the size cap still may not hold more
     values than the partial report of a spec far larger than GitHub's."""
-    from satori_ci.shards import MAX_REPORT_VALUES
+    from satori_ci.shard.report import MAX_REPORT_VALUES
 
     bomb = tmp_path / "shard-1.json"
     count = MAX_REPORT_VALUES + 1000

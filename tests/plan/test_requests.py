@@ -15,7 +15,7 @@ from satori_ci.plan import PlanSettings, plan_requests
 from satori_ci.plan.expand import build_requests
 from satori_ci.plan.given import GivenRequest, GivenRequests
 from satori_ci.plan.requests import PlannedRequest, RequestSet, match_status, path_parts, substitute
-from satori_ci.plan.shards import Shard, slice_plan
+from satori_ci.shard.slice import Shard, slice_plan
 from satori_ci.spec import OperationKey, Spec, load_spec
 from tests.servers.resources_app import SPEC_PATH
 

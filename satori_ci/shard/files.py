@@ -1,5 +1,5 @@
 """The shards' partial report files, found and read for a merge (`satori-ci merge` and the action's `merge:`): the
-files named, each read with its size capped before anything is read, then parsed strictly (`shards`)."""
+files named, each read with its size capped before anything is read, then parsed strictly (`report`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from satori_ci.errors import ExitCode, UsageError
-from satori_ci.shards import MAX_REPORT_BYTES, ReadReport, ShardReportError, read_shard_report_bytes, report_too_large
+from satori_ci.shard.errors import ShardReportError
+from satori_ci.shard.report import MAX_REPORT_BYTES, ReadReport, read_shard_report_bytes, report_too_large
 
 
 def report_files(patterns: Sequence[str], *, action: bool = False) -> list[Path]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from satori_ci.check.conclude import preexisting
 from satori_ci.config import SpecConfig
 from satori_ci.oracles.file import FieldEntry, OracleFile
 from satori_ci.oracles.kinds import OracleKind
-from satori_ci.pipeline import preexisting
 from satori_ci.report.json_report import report_json
 from satori_ci.report.markdown import render_comment
 from satori_ci.report.model import FailOn, identity

@@ -9,7 +9,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from satori_ci.plan import PlanSettings, plan_requests
-from satori_ci.plan.shards import Shard, ShardError, parse_shard, shard_of, slice_plan, unshardable
+from satori_ci.shard.errors import ShardError
+from satori_ci.shard.slice import Shard, parse_shard, shard_of, slice_plan, unshardable
 from satori_ci.spec import load_spec
 from tests.servers.resources_app import SPEC_PATH
 

@@ -1,5 +1,5 @@
-"""The pipeline's frozen values as compact JSON and back, driven by their type hints (pure; for the partial
-reports of a sharded check).
+"""The check's frozen values as compact JSON and back, driven by their type hints (pure; for the partial
+reports of a sharded check), and `digest`: the sha256 of JSON data in one canonical form.
 
 A dataclass is written as the array of its field values, in field order; tuples and frozensets as arrays
 (frozensets sorted, so the same value gives the same text); mappings as arrays of `[key, value]` pairs (keys
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
 import json
 import types
 import typing
@@ -53,6 +54,13 @@ def _name(hint: Any) -> str:
 
 def _is_union(origin: Any) -> bool:
     return origin in (types.UnionType, typing.Union)
+
+
+def digest(data: Any) -> str:
+    """sha256 of JSON data written canonically (keys sorted, no spaces, UTF-8, lone surrogates kept): the same
+    data gives the same digest."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # -- encoding ------------------------------------------------------------------------------------------------

@@ -21,15 +21,11 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from satori_ci.errors import ErrorKind, SatoriError
 from satori_ci.plan.model import SAFE_METHODS, RequestPlan
+from satori_ci.shard.errors import ShardError
 
 MAX_SHARDS = 256
 _SHARD = re.compile(r"^\s*(\d{1,4})\s*/\s*(\d{1,4})\s*$")
-
-
-class ShardError(SatoriError, kind=ErrorKind.INPUT):
-    """A shard that cannot be run: a bad `I/N`, or a plan that cannot be split (one line)."""
 
 
 @dataclass(frozen=True, order=True)

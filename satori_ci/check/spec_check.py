@@ -1,0 +1,67 @@
+"""One spec checked (`check_spec`): prepared, its requests run against staging (skipped with a reason
+without a URL), concluded. `requests_for` and `execute` are the run's two steps, which a shard job uses too
+(on its slice of the requests)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+
+from satori_ci.check.conclude import FieldKey, conclude, located
+from satori_ci.check.frame import observable, prepare
+from satori_ci.check.target import CheckOptions, SpecOutcome, SpecTarget
+from satori_ci.observe.fields import observed_fields
+from satori_ci.oracles.model import Oracle
+from satori_ci.plan import RequestPlan, plan_requests
+from satori_ci.plan.expand import build_requests
+from satori_ci.plan.requests import RequestSet
+from satori_ci.postman.match import given_requests
+from satori_ci.report.model import FieldLocation
+from satori_ci.run.interface import RunnerName
+from satori_ci.run.model import RunResult
+from satori_ci.run.outcome import RunConfig
+from satori_ci.spec import Spec
+
+
+def requests_for(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str,
+                 plan: RequestPlan | None = None) -> RequestSet:
+    """The requests a run sends (the whole set: a shard slices it)."""
+    plan = plan if plan is not None else plan_requests(spec, target.plan)
+    observe = observed_fields(observable(spec.fields, target.settings)) if target.settings.observe.enabled else None
+    given = given_requests(target.team, spec, staging_url) if target.team is not None else None
+    return build_requests(spec, oracles, staging_url, target.settings.null_like, plan, given, target.plan.unsafe,
+                          observe)
+
+
+def execute(planned: RequestSet, oracles: int, target: SpecTarget, options: CheckOptions,
+            staging_url: str, what: str = "") -> RunResult:
+    """Run `planned` against staging with the target's headers and bounds (`what`: the status line's prefix)."""
+    if options.on_stage is not None:
+        requests = sum(1 for _ in planned.requests())
+        options.on_stage(f"{what}running {requests} request(s) with {oracles} oracle(s) against {staging_url}")
+    config = RunConfig(base_url=staging_url, timeout_s=options.timeout_s, retries=options.retries,
+                       max_bytes=options.max_response_bytes,
+                       environ=dict(options.environ), headers=target.headers, min_exercised=target.min_exercised,
+                       fail_on_server_errors=target.fail_on_server_errors, progress=options.on_request)
+    return RunnerName(options.runner).build(target.team).run(planned, config)
+
+
+def _run(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, options: CheckOptions) -> RunResult | None:
+    if not target.staging_url:
+        return None
+    planned = requests_for(spec, oracles, target, target.staging_url)
+    return execute(planned, len(oracles), target, options, target.staging_url)
+
+
+def check_spec(target: SpecTarget, options: CheckOptions) -> SpecOutcome:
+    """Check one spec; a spec that cannot be read gives a `SpecCheck` with `error` set."""
+    prepared = prepare(target, options)
+    head = prepared.head
+    if prepared.frame.final or head is None:
+        return SpecOutcome(prepared.frame.check, None)
+    run = _run(head, prepared.checked, target, options)
+
+    def locate(wanted: AbstractSet[FieldKey]) -> dict[FieldKey, FieldLocation]:
+        return {key: where for _, key, where in located(head, wanted)}
+
+    return conclude(prepared.frame, run, observable(head.fields, target.settings), locate)
