@@ -31,6 +31,7 @@ from satori_ci.config.model import (
     StagingModel,
 )
 from satori_ci.spec.yaml_loader import KeyLines
+from satori_ci.strict import EntryKeys
 
 _TOP_CHECKS = ("unknown", "specs", "fail_on", "spec", "backend", "model", "oracles_dir")
 _SPEC_CHECKS = (
@@ -108,25 +109,15 @@ def _index(error: ErrorDetails) -> int:
     return index if isinstance(index, int) else 0
 
 
-class _Walk:
+class _Walk(EntryKeys):
     """Places and words errors over one document (the keys of a mapping are listed once)."""
 
     def __init__(self, raw: dict[str, Any]) -> None:
+        super().__init__()
         self.raw = raw
-        self._keys: dict[int, list[str]] = {}
-
-    def entry(self, container: dict[str, Any], index: int | str) -> str:
-        """The key of a mapping's entry that an error names by its place (the model reads mappings as pairs)."""
-        keys = self._keys.get(id(container))
-        if keys is None:
-            keys = self._keys[id(container)] = list(container)
-        return keys[int(index)]
 
     def position(self, container: dict[str, Any], key: str) -> int:
-        keys = self._keys.get(id(container))
-        if keys is None:
-            keys = self._keys[id(container)] = list(container)
-        return keys.index(key)
+        return self.keys_of(container).index(key)
 
     def problem(self, error: ErrorDetails) -> Problem:
         loc = error["loc"]

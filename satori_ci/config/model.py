@@ -6,22 +6,19 @@ validators that raise errors of their own type, which `messages` words (their co
 index: a value may hold a lone surrogate, which pydantic cannot render into a message).
 
 Errors stay few whatever the document (aliases can repeat a wrong mapping thousands of times): unknown keys are
-one error per mapping (`_known_keys`), a parameter value is checked as one (`_one_value`), not once per member of
-its union, and lists and the user-named mappings (read as pairs, `_pairs`) stop at their first wrong entry.
+one error per mapping (`strict.StrictModel`), a parameter value is checked as one (`_one_value`), not once per member of
+its union, and lists and the user-named mappings (read as pairs, `strict.as_pairs`) stop at their first wrong entry.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
-    PlainValidator,
     Tag,
     WithJsonSchema,
     model_validator,
@@ -30,19 +27,12 @@ from pydantic_core import PydanticCustomError
 
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.spec.source import leaves_repository
+from satori_ci.strict import Str, StrictModel, as_pairs
 
 Backend = Literal["rules", "llm", "declared"]
 FailOnName = Literal["violations", "new-violations", "never"]
 ServerErrors = Literal["fail", "report"]
 MAX_COUNT = 1000
-
-
-def _string(value: Any) -> str:
-    """Any Python str as it is: pydantic's own `str` refuses one that holds a lone surrogate (YAML's `"\\udc80"`),
-    which the config has always taken (a `null_like` value may match one in a response)."""
-    if not isinstance(value, str):
-        raise PydanticCustomError("string_type", "Input should be a valid string")
-    return value
 
 
 def _inside_repository(value: str) -> str:
@@ -94,14 +84,6 @@ def _one_value(value: Any) -> Any:
     raise PydanticCustomError("parameter_value", "a string, a number or {env: VARIABLE}")
 
 
-def _pairs(value: Any) -> Any:
-    """A mapping as its (key, value) pairs: read in order, its first wrong entry is its one error (a mapping that
-    aliases repeat cannot multiply errors)."""
-    if not isinstance(value, dict):
-        raise PydanticCustomError("dict_type", "Input should be a valid dictionary")
-    return list(value.items())
-
-
 def _falsy_as_none(value: Any) -> Any:
     """`headers:` with an empty (or false, or zero) value means no headers, as it always has."""
     return value or None
@@ -111,7 +93,6 @@ def _observe_tag(value: Any) -> str:
     return "flag" if isinstance(value, bool) else "settings"
 
 
-Str = Annotated[str, PlainValidator(_string, json_schema_input_type=str)]
 Strings = Annotated[list[Str], Field(fail_fast=True)]
 """A list of strings; its first wrong item is its one error."""
 Text = Annotated[Str, Field(min_length=1)]
@@ -123,25 +104,7 @@ OperationKey = Annotated[Str, AfterValidator(_operation_key)]
 KindName = Annotated[Str, WithJsonSchema({"type": "string", "enum": [kind.value for kind in OracleKind]})]
 
 
-class _Section(BaseModel):
-    _known: ClassVar[frozenset[str]] = frozenset()
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_keys(cls, value: Any) -> Any:
-        """Unknown keys are one error for the whole mapping (`messages` names the first), not one per key."""
-        if isinstance(value, dict) and not value.keys() <= cls._known:
-            raise PydanticCustomError("unknown_key", "unknown key")
-        return value
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls._known = frozenset(cls.model_fields)
-
-
-class EnvValue(_Section):
+class EnvValue(StrictModel):
     """A value read from an environment variable when the check runs."""
 
     env: Text
@@ -149,15 +112,15 @@ class EnvValue(_Section):
 
 ParameterValue = Annotated[Str | int | float | EnvValue, BeforeValidator(_one_value)]
 Values = Annotated[list[tuple[Str, ParameterValue]], Field(fail_fast=True),
-                   BeforeValidator(_pairs, json_schema_input_type=dict[Str, ParameterValue])]
+                   BeforeValidator(as_pairs, json_schema_input_type=dict[Str, ParameterValue])]
 """Parameter name -> value, as pairs in file order."""
 Headers = Annotated[list[tuple[Str, EnvName]], Field(fail_fast=True),
-                    BeforeValidator(_pairs, json_schema_input_type=dict[Str, EnvName])]
+                    BeforeValidator(as_pairs, json_schema_input_type=dict[Str, EnvName])]
 Operations = Annotated[list[tuple[OperationKey, Values | None]], Field(fail_fast=True),
-                       BeforeValidator(_pairs, json_schema_input_type=dict[OperationKey, Values | None])]
+                       BeforeValidator(as_pairs, json_schema_input_type=dict[OperationKey, Values | None])]
 
 
-class StagingModel(_Section):
+class StagingModel(StrictModel):
     url: Text | None = None
     """The staging server's base URL."""
     url_env: Text | None = None
@@ -166,14 +129,14 @@ class StagingModel(_Section):
     """Header name -> NAME of the environment variable that holds its value (never the value itself)."""
 
 
-class IgnoreModel(_Section):
+class IgnoreModel(StrictModel):
     operations: Strings | None = None
     """Globs over `METHOD /path` (e.g. `GET /internal/*`): neither checked nor sent."""
     fields: Strings | None = None
     """Globs over field paths (e.g. `*.etag`)."""
 
 
-class RequestsModel(_Section):
+class RequestsModel(StrictModel):
     unsafe: Annotated[Strings | None, AfterValidator(_unsafe_globs)] = None
     """`METHOD /path` globs of the non-GET/HEAD operations you allow to be sent."""
     values: Values | None = None
@@ -192,7 +155,7 @@ class RequestsModel(_Section):
     """The Postman environment of your collection."""
 
 
-class ObserveModel(_Section):
+class ObserveModel(StrictModel):
     min_responses: Count | None = Field(default=None, json_schema_extra={"minimum": 1})
     """Responses an operation needs before anything is suggested."""
     min_requests: Count | None = Field(default=None, json_schema_extra={"minimum": 1})
@@ -206,7 +169,7 @@ class ObserveModel(_Section):
         return self
 
 
-class SpecModel(_Section):
+class SpecModel(StrictModel):
     path: RepoPath
     """The spec's path in the repository."""
     staging: StagingModel | None = None
@@ -224,7 +187,7 @@ class SpecModel(_Section):
     """Oracles suggested from observed responses: `false` turns it off."""
 
 
-class ConfigModel(_Section):
+class ConfigModel(StrictModel):
     """satori-ci's project config (`.satori.yml`)."""
 
     specs: Annotated[list[SpecModel], Field(fail_fast=True)] | None = None

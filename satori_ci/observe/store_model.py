@@ -9,38 +9,25 @@ always were: a string section's `responses`, `min_length`, `max_length`, a numbe
 field's `responses` and `values` are named by the field's own place.
 
 A store comes from a pull request too, so its errors stay few whatever its size: unknown keys are one error per
-object (`_known_keys`), and lists and the mappings keyed by the file (operations, fields, counts; read as pairs,
-`_pairs`) stop at their first wrong entry. Their keys are found by their place in the file, so a key holding a
+object (`strict.StrictModel`), and lists and the mappings keyed by the file (operations, fields, counts; read as pairs,
+`strict.as_pairs`) stop at their first wrong entry. Their keys are found by their place in the file, so a key holding a
 lone surrogate (JSON's `"\\udc80"`, which pydantic could only spell lossily) is named as written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from satori_ci.oracles.file import parse_operation_label
+from satori_ci.strict import EntryKeys, Str, StrictModel, as_pairs
 
 FORMAT_VERSION = 1
 COUNT = "expected a count (an integer, 0 or more)"
 Order = tuple[int | str, ...]
-
-
-def _string(value: Any) -> str:
-    """Any Python str as it is (pydantic's own `str` refuses one that holds a lone surrogate)."""
-    if not isinstance(value, str):
-        raise PydanticCustomError("string_type", "Input should be a valid string")
-    return value
-
-
-def _pairs(value: Any) -> Any:
-    """An object as its (key, value) pairs: read in order, its first wrong entry is its one error."""
-    if not isinstance(value, dict):
-        raise PydanticCustomError("dict_type", "Input should be a valid dictionary")
-    return list(value.items())
 
 
 def _falsy_as_none(value: Any) -> Any:
@@ -67,32 +54,13 @@ def _label(value: str) -> str:
     return value
 
 
-Str = Annotated[str, PlainValidator(_string)]
 Count = Annotated[int, Field(ge=0)]
 Number = int | float
-Counts = Annotated[list[tuple[Str, Count]], Field(fail_fast=True), BeforeValidator(_pairs)]
+Counts = Annotated[list[tuple[Str, Count]], Field(fail_fast=True), BeforeValidator(as_pairs)]
 Label = Annotated[Str, AfterValidator(_label)]
 
 
-class _Object(BaseModel):
-    _known: ClassVar[frozenset[str]] = frozenset()
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_keys(cls, value: Any) -> Any:
-        """Unknown keys are one error for the whole object (`first_problem` names the first), not one per key."""
-        if isinstance(value, dict) and not value.keys() <= cls._known:
-            raise PydanticCustomError("unknown_key", "unknown key")
-        return value
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls._known = frozenset(cls.model_fields)
-
-
-class StringFile(_Object):
+class StringFile(StrictModel):
     responses: Count
     min_length: Count
     max_length: Count
@@ -104,20 +72,20 @@ class StringFile(_Object):
     values: Counts | None = None
 
 
-class NumberFile(_Object):
+class NumberFile(StrictModel):
     responses: Count
     min: Number
     max: Number
     values: Counts | None = None
 
 
-class BooleanFile(_Object):
+class BooleanFile(StrictModel):
     responses: Count
     true: Count
     false: Count
 
 
-class ArrayFile(_Object):
+class ArrayFile(StrictModel):
     responses: Count
     min_size: Count
     max_size: Count
@@ -127,7 +95,7 @@ class ArrayFile(_Object):
     sizes: Counts | None = None
 
 
-class FieldFile(_Object):
+class FieldFile(StrictModel):
     string: Annotated[StringFile | None, BeforeValidator(_present)] = None
     number: Annotated[NumberFile | None, BeforeValidator(_present)] = None
     boolean: Annotated[BooleanFile | None, BeforeValidator(_present)] = None
@@ -137,27 +105,27 @@ class FieldFile(_Object):
     objects: Count = 0
 
 
-Fields = Annotated[list[tuple[Str, FieldFile]], Field(fail_fast=True), BeforeValidator(_pairs)]
-Violated = Annotated[list[tuple[Str, Counts]], Field(fail_fast=True), BeforeValidator(_pairs)]
+Fields = Annotated[list[tuple[Str, FieldFile]], Field(fail_fast=True), BeforeValidator(as_pairs)]
+Violated = Annotated[list[tuple[Str, Counts]], Field(fail_fast=True), BeforeValidator(as_pairs)]
 
 
-class OperationFile(_Object):
+class OperationFile(StrictModel):
     requests: Annotated[Annotated[list[Str], Field(fail_fast=True)] | None, BeforeValidator(_falsy_as_none)] = None
     fields: Annotated[Fields | None, BeforeValidator(_falsy_as_none)] = None
     violated: Annotated[Violated | None, BeforeValidator(_falsy_as_none)] = None
     responses: Count
 
 
-Operations = Annotated[list[tuple[Label, OperationFile]], Field(fail_fast=True), BeforeValidator(_pairs)]
+Operations = Annotated[list[tuple[Label, OperationFile]], Field(fail_fast=True), BeforeValidator(as_pairs)]
 
 
-class StoreFile(_Object):
+class StoreFile(StrictModel):
     version: Annotated[Any, AfterValidator(_version)] = FORMAT_VERSION
     operations: Annotated[Operations | None, BeforeValidator(_falsy_as_none)] = None
     spec: Any = ""
 
 
-_SECTIONS: dict[str, type[_Object]] = {"string": StringFile, "number": NumberFile, "boolean": BooleanFile,
+_SECTIONS: dict[str, type[StrictModel]] = {"string": StringFile, "number": NumberFile, "boolean": BooleanFile,
                                        "array": ArrayFile}
 _NAMED_BY_FIELD = {("string", "responses"), ("string", "min_length"), ("string", "max_length"),
                    ("number", "responses")}
@@ -173,19 +141,10 @@ def first_problem(errors: Sequence[ErrorDetails], raw: Any, field_only: bool = F
     return where, message
 
 
-class _Walk:
+class _Walk(EntryKeys):
     """Places and words errors over one document (the keys of an object are listed once)."""
 
-    def __init__(self) -> None:
-        self._keys: dict[int, list[str]] = {}
-
-    def entry(self, container: dict[str, Any], index: int | str) -> str:
-        keys = self._keys.get(id(container))
-        if keys is None:
-            keys = self._keys[id(container)] = list(container)
-        return keys[int(index)]
-
-    def mapping(self, error: ErrorDetails, loc: tuple[int | str, ...], node: Any, model: type[_Object],
+    def mapping(self, error: ErrorDetails, loc: tuple[int | str, ...], node: Any, model: type[StrictModel],
                 where: str) -> tuple[Order, str, str] | None:
         """The problem of an object itself (not an object, an unknown or a missing key), if it is one."""
         if not loc and error["type"] == "unknown_key":
