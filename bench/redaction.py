@@ -5,7 +5,7 @@ secret, random text...) and each length: the time of `Redactor.redact` (fed with
 every form), of `redaction.log_safe`, and of a linear baseline measured in the same run on the same text
 (`str.replace` of a string that does not occur plus `str.count("/")`: one pass in C). Printed: the seconds, the
 ratio to the baseline, and the growth from the previous length (2.0 is linear: doubling the text doubles the
-time; 4.0 is quadratic). A scaling check, not a test: the test is tests/test_redaction.py's bounded-time one.
+time; 4.0 is quadratic). A scaling check, not a test: the test is tests/redaction/test_redactor.py's bounded-time one.
 
     python3 bench/redaction.py [--secrets 40] [--max-k 1024] [--shape NAME]
 """

@@ -4,7 +4,7 @@ The body of an operation is its 2XX JSON response's `example` (or first of `exam
 else a value synthesized from its schema: objects with their properties, arrays of two items, the first enum
 value, a value of the format (date-time, date, uri, email), the schema's example or default, else a typed
 placeholder (`"string"`, 1, 1.5, true). Deterministic: the same spec gives the same bodies, built once; the
-server (satori_ci.demo_staging.StagingServer on 127.0.0.1) sends the same bytes every time.
+server (satori_ci.demo.StagingServer on 127.0.0.1) sends the same bytes every time.
 
     with ReplayStaging(spec, latency_s=0.05) as staging: ... staging.base_url ... staging.received()
 """

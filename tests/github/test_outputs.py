@@ -1,4 +1,4 @@
-"""GITHUB_OUTPUT, the job summary, workflow commands and masking, as strings (redaction: tests/test_redaction.py)."""
+"""GITHUB_OUTPUT, the job summary, workflow commands and masking, as strings (redaction: tests/redaction/)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A realistic staging API on 127.0.0.1 for the request planner: ten resources, opaque ids, auth, mutations.
 
-Served by `satori_ci.demo_staging.StagingServer`; described exactly by `resources_app.yaml` (SPEC_PATH).
+Served by `satori_ci.demo.StagingServer`; described exactly by `resources_app.yaml` (SPEC_PATH).
 Every operation but `GET /health` needs `Authorization: Bearer <ResourcesApp.TOKEN>` (else 401).
 How a tool can reach each GET operation:
 
