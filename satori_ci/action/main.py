@@ -19,13 +19,16 @@ from satori_ci.redaction import installed
 
 def main() -> int:
     """Run the action; its exit code."""
-    signal.signal(signal.SIGTERM, terminate_as_interrupt)  # a cancelled job stops as Ctrl-C does, cleaning up
-    with installed():
-        feed(*raw_input_secrets(os.environ))
-        try:
-            return _main(Progress())
-        except KeyboardInterrupt:
-            return cancelled(None)
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # a cancelled job stops as Ctrl-C does
+    try:
+        with installed():
+            feed(*raw_input_secrets(os.environ))
+            try:
+                return _main(Progress())
+            except KeyboardInterrupt:
+                return cancelled(None)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _main(progress: Progress) -> int:

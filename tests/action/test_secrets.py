@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -297,7 +298,9 @@ def test_an_internal_error_still_writes_the_summary_and_a_comment_and_exits_70(
     with FakeGitHub(login=None) as github:
         pr = _pull_request(tmp_path, github, {"api/query.yaml": QUERY_SPEC})
         _action_env(pr, monkeypatch, {"staging-headers": f"X-Staging-Token: {STAGING_TOKEN}"})
+        before = signal.getsignal(signal.SIGTERM)
         code = main()
+        assert signal.getsignal(signal.SIGTERM) is before  # main() leaves the process's SIGTERM handler as it was
         comments = github.comments_on(PR)
     out, err = capsys.readouterr()
     summary = (tmp_path / "summary.md").read_text()
