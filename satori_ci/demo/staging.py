@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from satori_ci.spec.routes import parse_template
+
 
 @dataclass(frozen=True)
 class Canned:
@@ -70,16 +72,10 @@ class _Route:
     queue: deque[Canned] = field(default_factory=deque)
 
 
-def _pattern(template: str) -> re.Pattern[str]:
-    parts = re.split(r"(\{[^{}/]+\})", template)
-    regex = "".join(f"(?P<p{i}>[^/]+)" if p.startswith("{") and p.endswith("}") else re.escape(p)
-                    for i, p in enumerate(parts))
-    return re.compile(f"^{regex}$")
-
-
-def _names(template: str) -> dict[str, str]:
-    parts = re.split(r"(\{[^{}/]+\})", template)
-    return {f"p{i}": p[1:-1] for i, p in enumerate(parts) if p.startswith("{") and p.endswith("}")}
+def _params(template: str, path: str) -> dict[str, str]:
+    """The values a matched path gives the template's parameters (percent-decoded)."""
+    segments = [unquote(s) for s in path.strip("/").split("/")] if path.strip("/") else []
+    return dict(parse_template(template).bind(segments) or ())
 
 
 class StagingServer:
@@ -103,7 +99,8 @@ class StagingServer:
         is named, and `enqueue` finds it by that name.
         """
         with self._lock:
-            self._routes.append(_Route(method.upper(), template, _pattern(template), default, when, name))
+            pattern = parse_template(template).pattern()
+            self._routes.append(_Route(method.upper(), template, pattern, default, when, name))
             # narrowed routes first, then literal templates, so that /books/new wins over /books/{isbn}
             self._routes.sort(key=lambda r: (r.when is None, r.template.count("{"), -len(r.template)))
 
@@ -148,7 +145,7 @@ class StagingServer:
                 if r.default is None:
                     return Canned({"error": f"nothing queued for {r.method} {r.template}"}, status=404)
                 default = r.default
-                params = {name: unquote(match.group(group)) for group, name in _names(r.template).items()}
+                params = _params(r.template, path)
                 break
             else:
                 return Canned({"error": f"no route for {received.method} {path}"}, status=404)

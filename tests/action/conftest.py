@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from satori_ci.demo import DemoBookshop, StagingServer, example_specs
+from satori_ci.demo import Canned, DemoBookshop, StagingServer, example_specs
 from tests.servers.github_server import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,6 +111,23 @@ def _read_outputs(text: str) -> dict[str, str]:
             out[name] = value_text
         i += 1
     return out
+
+
+def staging_config(url: str, header_var: str = "STAGING_TOKEN", extra: str = "") -> str:
+    """A `.satori.yml` sending the spec's requests to `url` with `Authorization` from `header_var`."""
+    return (f"specs:\n  - path: {SPEC}\n    staging:\n      url: {url}\n      headers:\n"
+            f"        Authorization: {header_var}\n{extra}")
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[StagingServer, StagingServer]]:
+    """The team's staging (the bookshop) and an attacker's server that answers the bookshop's routes."""
+    with StagingServer() as staging, StagingServer() as attacker:
+        DemoBookshop(staging)
+        attacker.route("GET", "/books", lambda r, p: Canned({"books": []}))
+        attacker.route("GET", "/books/{isbn}", lambda r, p: Canned({}))
+        attacker.route("DELETE", "/books/{isbn}", lambda r, p: Canned({"deleted": True}))
+        yield staging, attacker
 
 
 @pytest.fixture

