@@ -12,25 +12,35 @@ from satori_ci.check.frame import observable, prepare
 from satori_ci.check.target import CheckOptions, SpecOutcome, SpecTarget
 from satori_ci.observe.fields import observed_fields
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan import RequestPlan, plan_requests
+from satori_ci.plan import PlanSettings, RequestPlan, plan_requests
 from satori_ci.plan.expand import build_requests
 from satori_ci.plan.requests import RequestSet
 from satori_ci.postman.match import given_requests
+from satori_ci.postman.read import TeamCollection
 from satori_ci.report.model import FieldLocation
 from satori_ci.run.interface import RunnerName
 from satori_ci.run.model import RunResult
 from satori_ci.run.outcome import RunConfig
-from satori_ci.spec import Spec
+from satori_ci.spec import ResponseField, Spec
+
+
+def request_set(spec: Spec, oracles: Sequence[Oracle], base_url: str | None, settings: PlanSettings,
+                team: TeamCollection | None, null_like: Sequence[str], observe: Sequence[ResponseField] | None,
+                plan: RequestPlan | None = None) -> RequestSet:
+    """What a run sends, for `check` and `run` alike: the plan (unless given), the team's requests matched to the
+    spec's operations, the requests built; `observe`: the fields each response is summarized for (None: off)."""
+    plan = plan if plan is not None else plan_requests(spec, settings)
+    given = given_requests(team, spec, base_url) if team is not None else None
+    fields = observed_fields(observe) if observe is not None else None
+    return build_requests(spec, oracles, base_url, null_like, plan, given, settings.unsafe, fields)
 
 
 def requests_for(spec: Spec, oracles: Sequence[Oracle], target: SpecTarget, staging_url: str,
                  plan: RequestPlan | None = None) -> RequestSet:
-    """The requests a run sends (the whole set: a shard slices it)."""
-    plan = plan if plan is not None else plan_requests(spec, target.plan)
-    observe = observed_fields(observable(spec.fields, target.settings)) if target.settings.observe.enabled else None
-    given = given_requests(target.team, spec, staging_url) if target.team is not None else None
-    return build_requests(spec, oracles, staging_url, target.settings.null_like, plan, given, target.plan.unsafe,
-                          observe)
+    """The requests a check sends (the whole set: a shard slices it)."""
+    observe = observable(spec.fields, target.settings) if target.settings.observe.enabled else None
+    return request_set(spec, oracles, staging_url, target.plan, target.team, target.settings.null_like, observe,
+                       plan)
 
 
 def execute(planned: RequestSet, oracles: int, target: SpecTarget, options: CheckOptions,

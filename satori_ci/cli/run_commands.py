@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from satori_ci.check.frame import observable, proposal_settings
+from satori_ci.check.spec_check import request_set
 from satori_ci.check.stores import read_store, store_file_of
 from satori_ci.check.workspace import ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
@@ -25,11 +26,8 @@ from satori_ci.observe.update import observe_update
 from satori_ci.oracles.file import dump_oracle_file, load_oracle_file
 from satori_ci.oracles.freshness import staleness
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan import plan_requests
-from satori_ci.plan.expand import build_requests
 from satori_ci.plan.requests import RequestSet
 from satori_ci.postman.export import collection_json
-from satori_ci.postman.match import given_requests
 from satori_ci.redaction import redact
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.errors import RunError, RunErrorKind
@@ -101,11 +99,8 @@ def _planned(args: argparse.Namespace, spec: Spec, oracles: list[Oracle], base_u
     values each response is summarized for (the observation store)."""
     settings = _settings(args, spec)
     inputs = request_inputs(args, settings, os.environ, base_url)
-    plan = plan_requests(spec, inputs.plan)
     nulls = tuple(args.null_like) if args.null_like else settings.null_like
-    fields = observed_fields(observe) if observe is not None else None
-    given = given_requests(inputs.team, spec, base_url) if inputs.team is not None else None
-    return build_requests(spec, oracles, base_url, nulls, plan, given, inputs.plan.unsafe, fields), inputs
+    return request_set(spec, oracles, base_url, inputs.plan, inputs.team, nulls, observe), inputs
 
 
 def _observed(args: argparse.Namespace, spec: Spec) -> list[ResponseField] | None:
