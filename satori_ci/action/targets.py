@@ -11,6 +11,7 @@ from satori_ci.check.stores import store_file_of
 from satori_ci.check.target import CheckOptions, SpecTarget
 from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, load_team
 from satori_ci.config import ProjectConfig, load_config_at, trust_changes
+from satori_ci.config.settings import BudgetFlags
 from satori_ci.github.context import ActionContext
 from satori_ci.github.errors import ActionConfigError
 from satori_ci.github.inputs import Backend, input_value
@@ -74,7 +75,7 @@ def targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, s
         settings = config.for_spec(path)
         sending = trusted.for_spec(path)
         staging = sending.staging(os.environ, ctx.inputs.staging_url, inputs)
-        plan, plan_notes = sending.plan_settings(os.environ)
+        plan, plan_notes = sending.plan_settings(os.environ, budget=BudgetFlags(*ctx.inputs.budget))
         rev = ctx.base_sha if ctx.is_pull_request and ctx.base_sha else None
         team = load_team(sending.requests.collection, sending.requests.environment, rev)
         feed(*header_secrets(v for _, v in staging.headers), *url_secrets(staging.url), *team_secrets(team),

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from satori_ci.check.workspace import load_team
 from satori_ci.config import SpecConfig
+from satori_ci.config.settings import BudgetFlags
 from satori_ci.errors import UsageError
 from satori_ci.plan import PlanSettings
 from satori_ci.postman.read import TeamCollection
@@ -50,6 +51,13 @@ def add_request_options(parser: argparse.ArgumentParser, sends: bool = True) -> 
     if sends:
         parser.add_argument("--min-exercised", type=int, metavar="N",
                             help="exit 3 when fewer than N enabled oracles met a value (default 1)")
+        parser.add_argument("--budget", type=int, metavar="N",
+                            help="send at most N requests, every operation once before any twice (default 1000)")
+        parser.add_argument("--time-budget", type=float, metavar="SECONDS",
+                            help="stop sending after this many seconds (default 600)")
+        parser.add_argument("--rate", type=float, metavar="PER_SECOND",
+                            help="send at most this many requests per second (default: no limit)")
+        parser.add_argument("--concurrency", type=int, metavar="N", help="requests in flight at once (default 1)")
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,21 @@ def _value(text: str) -> tuple[str, str]:
     return name, value
 
 
+def budget_flags(args: argparse.Namespace) -> BudgetFlags:
+    """`--budget`, `--time-budget`, `--rate`, `--concurrency` (None where not given), checked."""
+    found = BudgetFlags(getattr(args, "budget", None), getattr(args, "time_budget", None),
+                        getattr(args, "rate", None), getattr(args, "concurrency", None))
+    if found.requests is not None and not 1 <= found.requests <= 1_000_000:
+        raise UsageError("--budget must be a whole number from 1 to 1000000")
+    if found.seconds is not None and not 0 < found.seconds <= 86400:  # NaN fails every comparison
+        raise UsageError("--time-budget must be a number of seconds, more than 0 and at most 86400")
+    if found.rate is not None and not 0 <= found.rate <= 10000:
+        raise UsageError("--rate must be a number of requests per second from 0 (no limit) to 10000")
+    if found.concurrency is not None and not 1 <= found.concurrency <= 32:
+        raise UsageError("--concurrency must be a whole number from 1 to 32")
+    return found
+
+
 def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapping[str, str],
                    url: str | None = None) -> RequestInputs:
     """Flags first, then the spec's config (staging headers, `requests:`); `url`: the server the command was given
@@ -114,7 +137,7 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
     if args.chain is not None and not 0 <= args.chain <= 1000:
         raise UsageError("--chain must be a whole number from 0 to 1000")
     plan, plan_notes = settings.plan_settings(environ, tuple(_value(v) for v in args.value), tuple(args.unsafe),
-                                              args.chain)
+                                              args.chain, budget_flags(args))
     notes.extend(plan_notes)
     wanted = getattr(args, "min_exercised", None)
     if wanted is not None and wanted < 0:

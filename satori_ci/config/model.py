@@ -144,7 +144,15 @@ class RequestsModel(StrictModel):
     operations: Annotated[Operations | None, Field(json_schema_extra={"propertyNames": {"pattern": "^[^ ]+ /"}})] = None
     """Values per operation (`"GET /reports/{report_id}": {report_id: r-42}`); they win over `values`."""
     chain: Count | None = None
-    """Ids taken from a list response per detail operation (0: off)."""
+    """Values taken per producer: requests per explored operation (0: no chaining)."""
+    budget: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    """Requests one check sends at the most (default 1000), breadth-first: every operation once before any twice."""
+    time_budget: Annotated[float, Field(gt=0, le=86400, allow_inf_nan=False)] | None = None
+    """Seconds one check spends sending at the most (default 600)."""
+    rate: Annotated[float, Field(ge=0, le=10000, allow_inf_nan=False)] | None = None
+    """Requests per second at the most (default 0: no limit)."""
+    concurrency: Annotated[int, Field(ge=1, le=32)] | None = None
+    """Requests in flight at once (default 1)."""
     min_exercised: Count | None = None
     """Fewer oracles exercised than this: the run proves nothing (exit 3)."""
     server_errors: ServerErrors | None = None

@@ -75,7 +75,8 @@ def _requests(section: RequestsModel | None) -> RequestSettings:
         operations.append((f"{method.upper()} {path}", _values(values)))
     return RequestSettings(
         unsafe=tuple(section.unsafe or ()), values=_values(section.values), operations=tuple(operations),
-        chain=section.chain, min_exercised=section.min_exercised, server_errors=section.server_errors,
+        chain=section.chain, budget=section.budget, time_budget=section.time_budget, rate=section.rate,
+        concurrency=section.concurrency, min_exercised=section.min_exercised, server_errors=section.server_errors,
         collection=section.collection, environment=section.environment)
 
 

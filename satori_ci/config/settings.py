@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan.model import DEFAULT_CHAIN, PlanSettings
+from satori_ci.plan.model import DEFAULT_BUDGET, DEFAULT_CHAIN, DEFAULT_TIME_BUDGET, Budget, PlanSettings
 
 DEFAULT_CONFIG = ".satori.yml"
 BACKENDS = ("rules", "llm", "declared")
@@ -59,6 +60,23 @@ class Value:
         return self.literal if self.env is None else environ.get(self.env)
 
 
+_T = TypeVar("_T", int, float)
+
+
+def _first(*values: _T | None) -> _T:
+    return next(v for v in values if v is not None)
+
+
+@dataclass(frozen=True)
+class BudgetFlags:
+    """The budget the command line or the action's inputs give (None: not given)."""
+
+    requests: int | None = None
+    seconds: float | None = None
+    rate: float | None = None
+    concurrency: int | None = None
+
+
 @dataclass(frozen=True)
 class RequestSettings:
     """The `requests:` section: what may be sent, with which values (decided by trusted config only)."""
@@ -67,6 +85,10 @@ class RequestSettings:
     values: tuple[tuple[str, Value], ...] = ()
     operations: tuple[tuple[str, tuple[tuple[str, Value], ...]], ...] = ()
     chain: int | None = None
+    budget: int | None = None
+    time_budget: float | None = None
+    rate: float | None = None
+    concurrency: int | None = None
     min_exercised: int | None = None
     server_errors: str | None = None
     """`fail` (default) or `report`."""
@@ -112,7 +134,8 @@ class SpecConfig:
                 and not self.ignore.operation(oracle.operation.method, oracle.operation.path))
 
     def plan_settings(self, environ: Mapping[str, str], values: tuple[tuple[str, str], ...] = (),
-                      unsafe: tuple[str, ...] = (), chain: int | None = None) -> tuple[PlanSettings, tuple[str, ...]]:
+                      unsafe: tuple[str, ...] = (), chain: int | None = None,
+                      budget: BudgetFlags | None = None) -> tuple[PlanSettings, tuple[str, ...]]:
         """The request plan's settings: flags (`values`, `unsafe`, `chain`) first, then this file's; notes name
         the environment variables that are not set (their parameters get no value)."""
         notes: list[str] = []
@@ -135,8 +158,16 @@ class SpecConfig:
             operation_values=operations,
             chain=chain if chain is not None else (self.requests.chain if self.requests.chain is not None
                                                    else DEFAULT_CHAIN),
-            config_name=self.source)
+            config_name=self.source, budget=self.budget(budget or BudgetFlags()))
         return settings, tuple(notes)
+
+    def budget(self, flags: BudgetFlags) -> Budget:
+        """The run's budget: flags (or action inputs) first, then this file's `requests:`, then the defaults."""
+        own = self.requests
+        return Budget(
+            requests=_first(flags.requests, own.budget, DEFAULT_BUDGET),
+            seconds=_first(flags.seconds, own.time_budget, DEFAULT_TIME_BUDGET),
+            rate=_first(flags.rate, own.rate, 0.0), concurrency=_first(flags.concurrency, own.concurrency, 1))
 
     def staging(self, environ: Mapping[str, str], url: str | None = None,
                 headers: tuple[tuple[str, str], ...] = ()) -> Staging:

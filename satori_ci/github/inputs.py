@@ -76,6 +76,8 @@ class ActionInputs:
     reports (comment, summary, annotations, outputs, exit code); it sends no request."""
     timeout_s: float = 30.0
     """`timeout`: seconds one staging request may take in all (connect, headers, body), as `--timeout`."""
+    budget: tuple[int | None, float | None, float | None, int | None] = (None, None, None, None)
+    """`budget`, `time-budget`, `rate`, `concurrency` (None: not given; the trusted config's or the default)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -98,6 +100,10 @@ class ActionInputs:
             shard=_shard(get("shard"), get("merge")),
             merge=_split_specs(get("merge")),
             timeout_s=_timeout(get("timeout")),
+            budget=(_number(get("budget"), "budget", int, 1, 1_000_000), _number(get("time-budget"), "time-budget",
+                                                                                float, 0, 86400, open_low=True),
+                    _number(get("rate"), "rate", float, 0, 10000), _number(get("concurrency"), "concurrency", int, 1,
+                                                                           32)),
         )
 
     @property
@@ -163,6 +169,25 @@ def _timeout(value: str | None) -> float:
         raise ActionConfigError(f"timeout must be a number of seconds, more than 0 and at most {MAX_TIMEOUT_S:g} "
                                 f"(got {_shown(value)})")
     return seconds
+
+
+_N = TypeVar("_N", int, float)
+
+
+def _number(value: str | None, name: str, kind: type[_N], low: float, high: float, open_low: bool = False
+            ) -> _N | None:
+    """A numeric input within [low, high] (low excluded with `open_low`); None when not given."""
+    if value is None:
+        return None
+    try:
+        found = kind(value)
+    except ValueError:
+        found = None
+    if found is None or found != found or not (low < found if open_low else low <= found) or found > high:
+        what = "a whole number" if kind is int else "a number"
+        raise ActionConfigError(f"{name} must be {what} from {low:g} to {high:g}"
+                                f"{' (more than ' + format(low, 'g') + ')' if open_low else ''} (got {_shown(value)})")
+    return found
 
 
 def _split_specs(text: str | None) -> tuple[str, ...]:

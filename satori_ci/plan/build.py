@@ -11,10 +11,13 @@ import hashlib
 from dataclasses import replace
 
 from satori_ci.plan.chaining import find_producer
+from satori_ci.plan.feeds import FeedFinder, allows_empty, suggestions
 from satori_ci.plan.model import (
     SAFE_METHODS,
     Chain,
+    Feed,
     Harvest,
+    Input,
     PlannedOperation,
     PlanSettings,
     RequestPlan,
@@ -32,10 +35,10 @@ def chain_target(operation: Operation) -> str:
     return f"satori_{digest}"
 
 
-def _value_hint(settings: PlanSettings, operation: Operation, param: str) -> str:
-    return (f"no input for {{{param}}}: give one in {settings.config_name} "
-            f"(requests: values: {{{param}: ...}}, or operations: {{\"{operation.method} {operation.path}\": "
-            f"{{{param}: ...}}}})")
+def _value_hint(settings: PlanSettings, operation: Operation, param: str, location: str = "path") -> str:
+    return (f"needs a value for {{{param}}} ({location}): no operation lists its values; add it to "
+            f"{settings.config_name}: requests: operations: {{\"{operation.method} {operation.path}\": "
+            f"{{{param}: ...}}}} (or requests: values: {{{param}: ...}})")
 
 
 class _Planner:
@@ -43,6 +46,7 @@ class _Planner:
         self.spec = spec
         self.settings = settings
         self.candidates = candidates
+        self.finder = FeedFinder(spec, candidates)
         self.done: dict[int, PlannedOperation | Skip] = {}
         self.visiting: set[int] = set()
 
@@ -67,23 +71,63 @@ class _Planner:
         if chain is not None:
             own = sample_requests(self.spec, operation, values)
             if own and not own[0].placeholders:  # the spec's example: the first request's value until a list gives one
-                found = dict(own[0].path_params)
-                chain = replace(chain, seed=tuple(found.get(p, "") for p in chain.params))
-        chained = {p: "{{" + chain.variable(0, i) + "}}" for i, p in enumerate(chain.params)} if chain else {}
-        samples = sample_requests(self.spec, operation, values, chained)
-        missing = samples[0].placeholders if samples else ()
-        if missing:
-            return Skip(operation.method, operation.path, SkipKind.NO_INPUT,
-                        _value_hint(self.settings, operation, missing[0]))
+                example = dict(own[0].path_params)
+                chain = replace(chain, seed=tuple(example.get(p, "") for p in chain.params))
+        filled = self._inputs(operation, values)
+        if isinstance(filled, Skip):
+            return filled
+        inputs, feeds = filled
         sources = []
         for param in path_params:
+            fed = next((f.producer for f in feeds if f.param == param), None)
             if param in values:
                 sources.append((param, "config"))
             elif chain is not None and param in chain.params:
                 sources.append((param, chain.producer))
+            elif fed is not None:
+                sources.append((param, fed))
             else:
                 sources.append((param, "spec example"))
-        return PlannedOperation(operation, tuple(sorted(values.items())), chain, (), tuple(sources))
+        return PlannedOperation(operation, tuple(sorted(values.items())), chain, (), tuple(sources), inputs, feeds)
+
+    def _inputs(self, operation: Operation, values: dict[str, str]) -> Inputs | Skip:
+        """The required inputs filled at run time and their feeds; a `Skip` when one can get no value."""
+        target = chain_target(operation)
+        path: list[tuple[Input, tuple[Feed, ...]]] = []
+        other: list[tuple[Input, tuple[Feed, ...]]] = []
+        for param in operation.parameters:
+            if param.name in values:
+                continue
+            if param.location == "path":
+                feeds = self._sendable(operation, self.finder.path_feeds(operation, param.name))
+                seeds = suggestions(self.spec, param)
+                if not seeds and any(f.producer == _label(operation) for f in feeds) and allows_empty(self.spec, param):
+                    seeds = ("",)
+                where = path
+            elif param.location in ("query", "header") and param.required:
+                if suggestions(self.spec, param) or param.name.lower() in ("accept", "content-type", "authorization"):
+                    continue
+                feeds, seeds, where = self._sendable(operation, self.finder.query_feeds(operation, param)), (), other
+            else:
+                continue
+            if not feeds and not seeds:
+                return Skip(operation.method, operation.path, SkipKind.NO_INPUT,
+                            _value_hint(self.settings, operation, param.name, param.location))
+            where.append((Input(param.name, param.location, f"{target}_in{len(path) + len(other)}", seeds), feeds))
+        ordered = [*reversed(path), *other]
+        return tuple(i for i, _ in ordered), tuple(f for _, found in ordered for f in found)
+
+    def _sendable(self, operation: Operation, feeds: tuple[Feed, ...]) -> tuple[Feed, ...]:
+        """The feeds whose producer is sent (the operation itself for a recursive listing); none without chaining."""
+        if self.settings.chain <= 0:
+            return ()
+        by_label = {_label(c): c for c in self.candidates}
+        out = []
+        for feed in feeds:
+            producer = by_label.get(feed.producer)
+            if producer is operation or (producer is not None and isinstance(self.plan(producer), PlannedOperation)):
+                out.append(feed)
+        return tuple(out)
 
     def _chain(self, operation: Operation, values: dict[str, str]) -> Chain | None:
         producer = find_producer(self.spec, operation, self.candidates)
@@ -95,6 +139,13 @@ class _Planner:
         params = (*(c[0] for c in carried), producer.param)
         return Chain(chain_target(operation), f"{producer.operation.method} {producer.operation.path}", params,
                      self.settings.chain)
+
+
+Inputs = tuple[tuple[Input, ...], tuple[Feed, ...]]
+
+
+def _label(operation: Operation) -> str:
+    return f"{operation.method} {operation.path}"
 
 
 def _send_order(operation: Operation) -> int:
@@ -151,11 +202,11 @@ def plan_requests(spec: Spec, settings: PlanSettings | None = None) -> RequestPl
             continue
         carry = tuple(c for c in producer.carry if c[0] in chain.params)
         harvests.setdefault(chain.producer, []).append(Harvest(chain, producer.paths, carry))
-    with_harvests = {label: PlannedOperation(p.operation, p.values, p.chain, tuple(harvests.get(label, ())), p.sources)
+    with_harvests = {label: replace(p, harvests=tuple(harvests.get(label, ())))
                      for label, p in by_label.items()}
     ordered = _ordered([with_harvests[p.label] for p in sorted(planned.values(), key=lambda p: _send_order(
         p.operation))], with_harvests)
-    return RequestPlan(tuple(ordered), tuple(skipped))
+    return RequestPlan(tuple(ordered), tuple(skipped), settings.budget, settings.chain, settings.config_name)
 
 
 def _ordered(operations: list[PlannedOperation], by_label: dict[str, PlannedOperation]) -> list[PlannedOperation]:

@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from urllib.parse import quote, unquote
 
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.auth import auth_params
 from satori_ci.plan.given import GivenRequest, GivenRequests
-from satori_ci.plan.model import SAFE_METHODS, PlannedOperation, RequestPlan, Skip, SkipKind, matches
+from satori_ci.plan.model import (
+    DEFAULT_CHAIN,
+    SAFE_METHODS,
+    Budget,
+    PlannedOperation,
+    RequestPlan,
+    Skip,
+    SkipKind,
+    matches,
+)
 from satori_ci.plan.requests import (
     ID_NAMESPACE,
+    ExploredOperation,
     HarvestStep,
     PlannedRequest,
     RequestGroup,
@@ -66,7 +77,12 @@ def _samples(spec: Spec, operation: Operation, planned: PlannedOperation | None
     values = dict(planned.values)
     chain = planned.chain
     if chain is None:
-        return [(sample, (), "") for sample in sample_requests(spec, operation, values)]
+        unseeded = {i.name: i.variable for i in planned.inputs if not i.seeds}
+        chained = {name: "{{" + variable + "}}" for name, variable in unseeded.items()}
+        reason = (f"needs a value for {{{next(iter(unseeded))}}}: the runners find one on staging "
+                  "(satori-ci run, check)") if unseeded else ""
+        return [(sample, tuple(unseeded.values()), reason)
+                for sample in sample_requests(spec, operation, values, chained)]
     out = []
     for slot in range(chain.limit):
         names = tuple(chain.variable(slot, i) for i in range(len(chain.params)))
@@ -76,6 +92,10 @@ def _samples(spec: Spec, operation: Operation, planned: PlannedOperation | None
                   f"{chain.producer} gave fewer than {slot + 1} values")
         out.append((sample, names, reason))
     return out
+
+
+def _optional_query(operation: Operation) -> tuple[str, ...]:
+    return tuple(p.name for p in operation.parameters if p.location == "query" and not p.required)
 
 
 GivenCalls = dict[tuple[str, str], list[GivenRequest]]
@@ -126,6 +146,8 @@ class _Expansion:
         self.observe = observe or {}
         self.planned = {(p.operation.method, p.operation.path): p for p in plan.operations} if plan else {}
         self.notes = notes
+        self.explore: list[ExploredOperation] = []
+        self.config_name = plan.config_name if plan else ".satori.yml"
 
     def observed(self, method: str, path: str, statuses: Sequence[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
         found = {st: tuple(self.observe.get(OperationKey(method, path, st), ())) for st in statuses}
@@ -179,10 +201,22 @@ class _Expansion:
                 statuses=operation.statuses, oracles=by_status, sample=sample,
                 parts=path_parts(operation.path, dict(sample.path_params)), auth=auth, null_like=self.nulls,
                 requires=requires, skip_reason=reason, harvests=_harvest_steps(planned, sample), observed=observed,
+                accepts=_optional_query(operation),
             ))
         description = "\n\n".join(x for x in (operation.summary, operation.operation_id and
                                               f"operationId: {operation.operation_id}") if x)
+        if planned is not None and planned.inputs:
+            self.explore.append(self._explored(operation, planned, requests[0]))
         return RequestGroup(f"{operation.method} {operation.path}", description, tuple(requests))
+
+    def _explored(self, operation: Operation, planned: PlannedOperation, first: PlannedRequest) -> ExploredOperation:
+        """The operation's request with a `{{variable}}` for each input the runners fill at run time."""
+        chained = {i.name: "{{" + i.variable + "}}" for i in planned.inputs}
+        sample = sample_requests(self.spec, operation, dict(planned.values), chained)[0]
+        template = replace(first, name=_item_name(operation, sample),
+                           sample=sample, parts=path_parts(operation.path, dict(sample.path_params)), requires=(),
+                           skip_reason="", harvests=())
+        return ExploredOperation(first.label, template, planned.inputs, planned.feeds, self.config_name)
 
 
 def build_requests(spec: Spec, oracles: Sequence[Oracle], base_url: str | None = None,
@@ -232,4 +266,5 @@ def build_requests(spec: Spec, oracles: Sequence[Oracle], base_url: str | None =
     return RequestSet(title=spec.title or spec.source, source=spec.source,
                       base_url=base_url_for(spec, base_url).rstrip("/"), null_like=tuple(null_like),
                       groups=tuple(groups), notes=tuple(notes), skipped=skipped, oracle_counts=counts, given=given,
-                      left_out=removed, chain_seeds=seeds)
+                      left_out=removed, chain_seeds=seeds, explore=tuple(expansion.explore),
+                      budget=plan.budget if plan else Budget(), samples=plan.samples if plan else DEFAULT_CHAIN)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from satori_ci.spec.model import Operation
@@ -12,6 +12,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD"})
 """Sent without asking: they do not change the server's state."""
 DEFAULT_CHAIN = 3
 """Values harvested from a list response, so that its detail operation is called this many times."""
+MAX_PAGES = 10
+"""Next pages of one list followed at the most (within the budget)."""
 
 
 def matches(patterns: tuple[str, ...], method: str, path: str) -> bool:
@@ -35,6 +37,7 @@ class PlanSettings:
     """Values harvested per producer (0: no chaining)."""
     config_name: str = ".satori.yml"
     """Where the hints tell the user to write a value or an opt-in."""
+    budget: Budget = field(default_factory=lambda: Budget())
 
     def values_for(self, operation: Operation) -> dict[str, str]:
         """The values of an operation's parameters: `values` for its path and required parameters (an optional
@@ -48,17 +51,49 @@ class PlanSettings:
         return found
 
 
+DEFAULT_BUDGET = 1000
+"""Requests one run sends at the most, unless the config says otherwise."""
+DEFAULT_TIME_BUDGET = 600.0
+"""Seconds one run spends sending at the most, unless the config says otherwise."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a run may spend on staging (`requests.budget`, `time_budget`, `rate`, `concurrency`): requests are
+    sent breadth-first (every operation once before any operation twice) until one of them runs out."""
+
+    requests: int = DEFAULT_BUDGET
+    seconds: float = DEFAULT_TIME_BUDGET
+    rate: float = 0.0
+    """Requests per second at the most (0: no limit)."""
+    concurrency: int = 1
+    """Requests in flight at once."""
+
+    def share(self, parts: int) -> Budget:
+        """The budget of one of `parts` shards: the requests split, the rest as they are."""
+        return Budget(max(1, -(-self.requests // max(parts, 1))), self.seconds, self.rate / max(parts, 1)
+                      if self.rate else 0.0, self.concurrency)
+
+
 class SkipKind(StrEnum):
     UNSAFE_METHOD = "unsafe_method"
     IGNORED = "ignored"
     NO_INPUT = "no_input"
-    """A path parameter has no value (nothing in the config, no producer, no example)."""
+    """A required parameter has no value (nothing in the config, no producer, no example): it needs one."""
     NOTHING_TO_CHECK = "nothing_to_check"
     """Opted in, but without a 2XX JSON response in the spec: no oracle could be checked."""
+    REFUSED = "refused"
+    """Sent, and answered 401 or 403 every time."""
+    NOT_FOUND = "not_found"
+    """Sent, and answered 404 for every value tried."""
+    BUDGET = "budget"
+    """Not sent: the run's budget ran out first."""
 
 
 ON_PURPOSE = frozenset({SkipKind.UNSAFE_METHOD, SkipKind.IGNORED, SkipKind.NOTHING_TO_CHECK})
 """Operations left out by decision, not for want of an input: their oracles are not counted as missed."""
+SENT = frozenset({SkipKind.REFUSED, SkipKind.NOT_FOUND})
+"""Operations sent but not reached (no checked 2XX JSON response)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -135,6 +170,9 @@ class PlannedOperation:
     harvests: tuple[Harvest, ...]
     sources: tuple[tuple[str, str], ...]
     """Path parameter -> where its value comes from (`config`, `GET /things`, `spec example`)."""
+    inputs: tuple[Input, ...] = ()
+    """The required inputs the runners fill at run time (`satori_ci.plan.explore`), the carrying one first."""
+    feeds: tuple[Feed, ...] = ()
 
     @property
     def label(self) -> str:
@@ -146,3 +184,35 @@ class RequestPlan:
     operations: tuple[PlannedOperation, ...]
     """In the order they are sent: every producer before its consumers."""
     skipped: tuple[Skip, ...]
+    budget: Budget = field(default_factory=lambda: Budget())
+    samples: int = DEFAULT_CHAIN
+    config_name: str = ".satori.yml"
+
+
+@dataclass(frozen=True)
+class Feed:
+    """Where a consumer's input gets values at run time: the 2XX JSON responses of a producer operation."""
+
+    producer: str
+    """`METHOD /path` of the producer (the consumer itself for a recursive listing)."""
+    param: str
+    """The consumer's input filled from the producer's body."""
+    paths: tuple[str, ...]
+    """Field paths tried in order in the producer's body; the first that reaches a value gives the values."""
+    carry: tuple[tuple[str, str], ...] = ()
+    """(consumer input, producer input): the producer's own value goes with each value it gives."""
+    why: str = "path prefix"
+    """Which rule found it: `link`, `path prefix`, `sibling path`, `same schema`, `recursive listing`."""
+
+
+@dataclass(frozen=True)
+class Input:
+    """A required input of an explored operation that the config does not give: filled at run time."""
+
+    name: str
+    location: str
+    """`path`, `query` or `header`."""
+    variable: str
+    """The `{{variable}}` the template request holds in its place."""
+    seeds: tuple[str, ...] = ()
+    """Values from the spec (`example`, `default`, `enum`; the empty value of a recursive listing), tried first."""

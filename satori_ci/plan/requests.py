@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.auth import AuthParam, auth_entry
 from satori_ci.plan.given import GivenRequest, GivenRequests
-from satori_ci.plan.model import Skip
+from satori_ci.plan.model import Budget, Feed, Input, Skip
 from satori_ci.plan.samples import SampleRequest
 from satori_ci.spec.model import OperationKey
 from satori_ci.spec.routes import parse_template
@@ -103,6 +103,8 @@ class PlannedRequest:
     """The team's request this is (its URL, headers and body are sent as written)."""
     observed: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """The fields whose values a 2XX JSON response is summarized for (`satori_ci.observe`), by status."""
+    accepts: tuple[str, ...] = ()
+    """The operation's optional query parameters (a next-page token may go in one)."""
 
     @property
     def body(self) -> str | None:
@@ -124,6 +126,11 @@ class PlannedRequest:
 
     def operation_key(self, status: str) -> OperationKey:
         return OperationKey(self.method, self.path, status)
+
+    @property
+    def query_names(self) -> frozenset[str]:
+        """The names of the query parameters the operation takes (those sent and the optional ones)."""
+        return frozenset(self.accepts) | frozenset(k for k, _ in self.sample.query)
 
     def query(self) -> Pairs:
         """The query parameters as written (a credential's value as its `{{variable}}`)."""
@@ -181,6 +188,19 @@ class RequestGroup:
 
 
 @dataclass(frozen=True)
+class ExploredOperation:
+    """An operation whose required inputs are filled at run time (`satori_ci.plan.explore`)."""
+
+    label: str
+    template: PlannedRequest
+    """Its request with `{{variable}}` in place of each input."""
+    inputs: tuple[Input, ...]
+    """In the order they are filled: the one whose feeds carry the others first."""
+    feeds: tuple[Feed, ...]
+    config_name: str = ".satori.yml"
+
+
+@dataclass(frozen=True)
 class RequestSet:
     """Everything a run sends, in order, and what it does not send and why."""
 
@@ -206,6 +226,15 @@ class RequestSet:
     whole_auth: tuple[AuthParam, ...] | None = None
     """A shard's slice (`only`): the credential variables of the whole set, so that the run's notes and the
     credential headers it names are those of the whole run."""
+    explore: tuple[ExploredOperation, ...] = ()
+    """The operations the runners fill at run time (their requests in `groups` are the exported collection's)."""
+    budget: Budget = field(default_factory=Budget)
+    samples: int = 3
+    """Requests per explored operation (values taken per producer)."""
+
+    @property
+    def explored_labels(self) -> frozenset[str]:
+        return frozenset(e.label for e in self.explore)
 
     def requests(self) -> Iterator[PlannedRequest]:
         for group in self.groups:
@@ -243,7 +272,9 @@ class RequestSet:
                          if r.label in own or r.label in support)
             if kept:
                 groups.append(replace(group, requests=kept))
-        return replace(self, groups=tuple(groups), whole_auth=self.auth_variables)
+        explore = tuple(e if e.label in own else replace(e, template=_support(e.template)) for e in self.explore
+                        if e.label in own or e.label in support)
+        return replace(self, groups=tuple(groups), whole_auth=self.auth_variables, explore=explore)
 
     def merged(self, others: Sequence[RequestSet]) -> RequestSet:
         """One set holding the groups of several (e.g. specs served side by side by one server); a request whose
@@ -260,7 +291,8 @@ class RequestSet:
         return replace(self, groups=tuple(groups), notes=tuple(n for s in everything for n in s.notes),
                        skipped=tuple(k for s in everything for k in s.skipped),
                        oracle_counts=tuple(k for s in everything for k in s.oracle_counts),
-                       chain_seeds=tuple(k for s in everything for k in s.chain_seeds))
+                       chain_seeds=tuple(k for s in everything for k in s.chain_seeds),
+                       explore=tuple(e for s in everything for e in s.explore))
 
 
 def _support(request: PlannedRequest) -> PlannedRequest:

@@ -274,7 +274,7 @@ def _parameter_inputs(spec: Spec, operation: Operation, values: Mapping[str, str
             continue
         if param.location == "header" and param.name.lower() in _SKIPPED_HEADERS:
             continue
-        if param.location == "path" and param.name in chained:
+        if param.name in chained and param.location in ("path", "query", "header"):
             inputs.append(_Input(param.name, param.location, (chained[param.name],), raw=True))
             continue
         if param.name in values:
@@ -420,7 +420,7 @@ def _request(operation: Operation, inputs: list[_Input], bodies: list[Any], k: i
         if item.location == "path":
             path.append((item.name, value if item.raw else encode(_joined(value, ","))))
         elif item.location == "query":
-            query.extend(_query_pairs(item.name, value, swagger))
+            query.extend([(encode(item.name), value)] if item.raw else _query_pairs(item.name, value, swagger))
         elif item.location == "header":
             headers.append((item.name, _joined(value, ",")))
         else:

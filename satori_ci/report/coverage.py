@@ -11,9 +11,17 @@ from satori_ci.run.model import ResponseProblem, RunResult
 KIND_TITLES = {
     SkipKind.UNSAFE_METHOD: "not a safe method (only GET and HEAD are sent unless opted in)",
     SkipKind.IGNORED: "ignored by the config",
-    SkipKind.NO_INPUT: "no input for a path parameter",
+    SkipKind.NO_INPUT: "needs a value",
     SkipKind.NOTHING_TO_CHECK: "no 2XX JSON response in the spec",
+    SkipKind.REFUSED: "refused (401/403)",
+    SkipKind.NOT_FOUND: "not found (404 for every value tried)",
+    SkipKind.BUDGET: "left out by the budget",
 }
+PER_OPERATION = {SkipKind.NO_INPUT: "not sent", SkipKind.NOT_FOUND: "not reached", SkipKind.REFUSED: "not reached"}
+"""Kinds listed one operation a line (their detail is the operation's own), with the word that starts the line."""
+COUNTED = ((SkipKind.NO_INPUT, "need a value"), (SkipKind.NOT_FOUND, "not found"), (SkipKind.REFUSED, "refused"),
+           (SkipKind.BUDGET, "left out by the budget"))
+"""Why a GET operation the run could send was not reached, as the headline counts it."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,8 @@ class Coverage:
         """`31 of 47 oracles exercised · 12 of 16 operations reached` (numbers only: safe in any format)."""
         out = (f"{self.exercised} of {self.enabled} oracles exercised · {self.reached} of {self.operations} "
                f"operations reached")
+        counts = dict((kind, len(skips)) for kind, skips in self.not_sent)
+        out += "".join(f" · {counts[kind]} {words}" for kind, words in COUNTED if counts.get(kind))
         return out + (f" · {self.left_out} oracles on operations not sent" if self.left_out else "")
 
 

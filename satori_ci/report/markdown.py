@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from satori_ci.errors import ExitCode
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc
-from satori_ci.report.coverage import KIND_TITLES, coverage_of
+from satori_ci.report.coverage import KIND_TITLES, PER_OPERATION, coverage_of
 from satori_ci.report.json_report import (
     Outcome,
     Verdict,
@@ -322,8 +321,8 @@ def _coverage(run: RunResult | None, limits: Limits) -> list[str]:
         return []
     entries = []
     for kind, skips in found.not_sent:
-        if kind is SkipKind.NO_INPUT:
-            entries += [f"not sent, {esc.code(k.label)}: {esc.text(k.detail)}" for k in skips]
+        if kind in PER_OPERATION:
+            entries += [f"{PER_OPERATION[kind]}, {esc.code(k.label)}: {esc.text(k.detail)}" for k in skips]
         else:
             labels = ", ".join(esc.code(k.label) for k in skips[:limits.items])
             more = f" and {len(skips) - limits.items} more" if len(skips) > limits.items else ""

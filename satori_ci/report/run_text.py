@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from satori_ci.plan.model import SkipKind
+from satori_ci.plan.model import SENT, SkipKind
 from satori_ci.report.coverage import coverage_of
 from satori_ci.report.escape import visible
 from satori_ci.run.model import RunResult, Violation
@@ -75,7 +75,7 @@ def run_text(result: RunResult) -> str:
     unsafe = [k for k in result.skipped if k.kind is SkipKind.UNSAFE_METHOD]
     for skip in result.skipped:
         if skip.kind is not SkipKind.UNSAFE_METHOD or len(unsafe) <= 3:
-            out.append(f"NOT SENT {skip.label}: {skip.detail}")
+            out.append(f"{'NOT REACHED' if skip.kind in SENT else 'NOT SENT'} {skip.label}: {skip.detail}")
     if len(unsafe) > 3:
         out.append(f"NOT SENT {len(unsafe)} non-safe operations ({', '.join(k.label for k in unsafe[:5])}"
                    f"{', ...' if len(unsafe) > 5 else ''}): only GET and HEAD are sent unless opted in with "

@@ -6,9 +6,8 @@ from functools import partial
 
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan.model import SkipKind
 from satori_ci.report import escape as esc
-from satori_ci.report.coverage import KIND_TITLES, coverage_of, grouped_unchecked
+from satori_ci.report.coverage import KIND_TITLES, PER_OPERATION, coverage_of, grouped_unchecked
 from satori_ci.report.json_report import (
     Outcome,
     group_violations,
@@ -110,8 +109,8 @@ def _coverage(run: RunResult | None, paint: partial[str]) -> list[str]:
         return []
     lines = []
     for kind, skips in found.not_sent:
-        if kind is SkipKind.NO_INPUT:
-            lines += [f"  not sent, {_t(k.label, 200)}: {_t(k.detail)}" for k in skips]
+        if kind in PER_OPERATION:
+            lines += [f"  {PER_OPERATION[kind]}, {_t(k.label, 200)}: {_t(k.detail)}" for k in skips]
         else:
             labels = ", ".join(_t(k.label, 200) for k in skips[:ROWS])
             more = f" and {len(skips) - ROWS} more" if len(skips) > ROWS else ""

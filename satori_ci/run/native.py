@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, cast
@@ -25,13 +26,13 @@ import urllib3
 import urllib3.connection
 
 from satori_ci.observe.summary import summarize
+from satori_ci.plan.explore import Explorer, Send
 from satori_ci.plan.requests import PlannedRequest, RequestSet
 from satori_ci.run.model import ProblemKind, RunResult
 from satori_ci.run.outcome import (
     Exchange,
     RunConfig,
     Tally,
-    apply_harvests,
     base_url_of,
     body_text,
     checked_lines,
@@ -40,6 +41,7 @@ from satori_ci.run.outcome import (
     listed_findings,
     request_ref,
 )
+from satori_ci.run.pace import Pace
 
 Sleep = Callable[[float], None]
 
@@ -294,51 +296,77 @@ def exchange(session: requests.Session, request: PlannedRequest, base_url: str, 
     fields = request.observed_for(key)
     observed = summarize(fields, parsed, request.null_like) if request.observed else None
     return Exchange(status=status, is_json=True, findings=findings, omitted=omitted,
-                    exercised=exercised, observed=observed), parsed
+                    exercised=exercised, observed=observed, link=response.headers.get("Link")), parsed
 
 
 def run_native(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:
     """Every planned request, `config.iterations` times, each retried on infrastructure problems (a 5XX once);
-    chained requests take the values earlier responses gave, and are not sent without them. The run's own
-    headers (`config.headers`) go with every request as they are."""
+    explored operations take the values earlier responses gave (`satori_ci.plan.explore`), breadth-first, within
+    the request set's budget. The run's own headers (`config.headers`) go with every request as they are."""
     started = time.monotonic()
     variables, notes = credentials(planned, config)
     base_url = base_url_of(config)
     tally = Tally("native", planned, config)
-    chain: dict[str, str] = dict(planned.chain_seeds)
-    total = sum(1 for _ in planned.requests()) * config.iterations
-    done = 0
+    budget = planned.budget
+    pace = Pace(budget.rate, sleep)
     with watched_session() as session:
         for iteration in range(config.iterations):
-            for request in planned.requests():
-                if config.progress is not None:
-                    config.progress(done, total, request.label)
-                done += 1
-                if any(name not in chain for name in request.requires):
-                    tally.add(request, request_ref(request, iteration, base_url), Exchange(skipped=request.skip_reason))
-                    continue
-                if request.given is not None and request.given.unresolved:
-                    names = ", ".join("{{" + n + "}}" for n in request.given.unresolved)
-                    tally.add(request, request_ref(request, iteration, base_url), Exchange(
-                        skipped=f"{request.given.label} needs {names}, which the collection's scripts set: "
-                                "run it with --runner newman"))
-                    continue
-                known = {**variables, **chain}
-                attempts = 1
-                result, body = exchange(session, request, base_url, known, config)
-                while result.retryable(attempts, config.retries):
-                    sleep(config.backoff_s * attempts)
-                    attempts += 1
-                    result, body = exchange(session, request, base_url, known, config)
-                used = tuple((name, chain[name]) for name in request.requires)
-                tally.add(request, request_ref(request, iteration, base_url, used), result, attempts)
-                if result.is_json and result.status is not None and 200 <= result.status < 300:
-                    apply_harvests(request, body, chain)
+            explorer = Explorer(planned, base_url, planned.samples, budget.requests - tally.requests)
+            total = explorer.estimate()
+            while chosen := explorer.round():
+                for start in range(0, len(chosen), budget.concurrency):
+                    if time.monotonic() - started > budget.seconds:
+                        explorer.stop()
+                        break
+                    batch = chosen[start:start + budget.concurrency]
+                    results = _send_all(session, batch, base_url, variables, config, sleep, pace)
+                    for send, (result, body, attempts) in zip(batch, results, strict=True):
+                        if config.progress is not None:
+                            config.progress(min(tally.requests, total), total, send.request.label)
+                        tally.add(send.request, request_ref(send.request, iteration, base_url), result, attempts)
+                        explorer.feed(send, result.status if result.is_json else None, body, result.link)
+                if explorer.stopped:
+                    break
+            for unsent in explorer.unsent():
+                tally.skip(unsent.operation, unsent.kind, unsent.detail)
     scripted = sum(1 for r in planned.requests() if r.given is not None and r.given.scripted)
     if scripted:
         notes = (*notes, f"the native runner does not run the team collection's scripts ({scripted} request(s) "
                          "have some): use --runner newman to run them")
     return tally.result(time.monotonic() - started, (*planned.notes, *notes), planned)
+
+
+Outcome = tuple[Exchange, Any, int]
+
+
+def _send_all(session: requests.Session, batch: list[Send], base_url: str, variables: dict[str, str],
+              config: RunConfig, sleep: Sleep, pace: Pace) -> list[Outcome]:
+    """The exchanges of a batch, in its order (at once when it holds more than one)."""
+    if len(batch) == 1:
+        return [_send_one(session, batch[0].request, base_url, variables, config, sleep, pace)]
+    with ThreadPoolExecutor(max_workers=len(batch)) as pool:
+        return list(pool.map(lambda s: _send_one(watched_session(), s.request, base_url, variables, config, sleep,
+                                                 pace), batch))
+
+
+def _send_one(session: requests.Session, request: PlannedRequest, base_url: str, variables: dict[str, str],
+              config: RunConfig, sleep: Sleep, pace: Pace) -> Outcome:
+    """One request sent, retried on infrastructure problems; a request that cannot be sent is a skip."""
+    if request.requires:
+        return Exchange(skipped=request.skip_reason), None, 0
+    if request.given is not None and request.given.unresolved:
+        names = ", ".join("{{" + n + "}}" for n in request.given.unresolved)
+        return Exchange(skipped=f"{request.given.label} needs {names}, which the collection's scripts set: "
+                                "run it with --runner newman"), None, 0
+    attempts = 1
+    pace.wait()
+    result, body = exchange(session, request, base_url, variables, config)
+    while result.retryable(attempts, config.retries):
+        sleep(config.backoff_s * attempts)
+        attempts += 1
+        pace.wait()
+        result, body = exchange(session, request, base_url, variables, config)
+    return result, body, attempts
 
 
 class NativeRunner:

@@ -30,6 +30,7 @@ from typing import Any, TypeAlias
 from satori_ci.plan.requests import PlannedRequest, RequestSet
 from satori_ci.postman.export import BASE_URL_VARIABLE, collection_json, header_variables
 from satori_ci.postman.read import TeamCollection
+from satori_ci.run.discover import discover
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RunResult
 from satori_ci.run.newman_report import NewmanReport, exchange_of, read_report
@@ -239,6 +240,8 @@ def run_newman(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep
     """
     newman = find_newman()
     started = time.monotonic()
+    if planned.given is None:
+        planned = discover(planned, config)
     variables, notes = credentials(planned, config)
     with tempfile.TemporaryDirectory(prefix="satori-newman-") as tmp:
         workdir = Path(tmp)

@@ -18,9 +18,8 @@ from satori_ci.observe.store import ObservationLog, request_digest
 from satori_ci.observe.summary import FieldObservations
 from satori_ci.oracles.check import MAX_DEPTH, check_and_exercise, deeper_than, truncate_json
 from satori_ci.oracles.model import Oracle
-from satori_ci.plan.harvest import MOST, harvest
 from satori_ci.plan.model import Skip, SkipKind
-from satori_ci.plan.requests import FINDINGS_PER_ORACLE, PlannedRequest, RequestSet, substitute
+from satori_ci.plan.requests import FINDINGS_PER_ORACLE, PlannedRequest, RequestSet
 from satori_ci.plan.samples import encode
 from satori_ci.run.model import (
     InfraProblem,
@@ -108,6 +107,8 @@ class Exchange:
     """(oracle index, count) of findings not listed in `findings` (past `FINDINGS_PER_ORACLE` of an oracle)."""
     observed: Mapping[str, FieldObservations] | None = None
     """The observed fields' summaries of a checked 2XX JSON body (None when the item observes no field)."""
+    link: str | None = None
+    """The `Link` header of a checked response (its next page)."""
 
     def retryable(self, attempts: int, retries: int) -> bool:
         """Whether to try again after `attempts`: infrastructure problems up to `retries` times, a 5XX once."""
@@ -212,26 +213,6 @@ def json_body(text: str) -> tuple[Any, str | None]:
     return value, None
 
 
-def apply_harvests(request: PlannedRequest, body: Any, chain: dict[str, str]) -> None:
-    """Fill the chain slots this response feeds (the Python twin of the test script's harvest block)."""
-    for step in request.harvests:
-        count = int(chain.get(step.target + "_n", "0"))
-        carried = [substitute(t, chain) for t in step.carry]
-        width = len(carried) + 1
-        slots = {tuple(chain.get(f"{step.target}_{k}_{i}") for i in range(width)) for k in range(count)}
-        for value in harvest(body, step.paths, MOST):
-            if count >= step.limit:
-                break
-            values = (*carried, value)
-            if values in slots:
-                continue
-            for i, x in enumerate(values):
-                chain[f"{step.target}_{count}_{i}"] = x
-            slots.add(values)
-            count += 1
-        chain[step.target + "_n"] = str(count)
-
-
 def listed_findings(findings: Sequence[FindingLine], per_oracle: int = FINDINGS_PER_ORACLE
                     ) -> tuple[tuple[FindingLine, ...], tuple[tuple[int, int], ...]]:
     """The first `per_oracle` findings of each oracle (in order) and, per oracle index, how many more there were:
@@ -291,6 +272,11 @@ class Tally:
 
     def __init__(self, runner: str, planned: RequestSet | None = None, config: RunConfig | None = None) -> None:
         self.runner = runner
+        requests = list(planned.requests()) if planned is not None else []
+        self.rank = {r.id: n for n, r in reversed(list(enumerate(requests)))}
+        """Results are listed in the order of the planned request they come from (a request the explorer chose
+        ranks as its planned one), whatever order they were sent in."""
+        self.label_rank = {r.label: n for n, r in reversed(list(enumerate(requests)))}
         self.requests = 0
         self.checked = 0
         self.cap = ViolationCap()
@@ -302,7 +288,8 @@ class Tally:
         self.sent: dict[str, int] = {}
         self.checked_by_op: dict[str, int] = {}
         self.exercised: dict[str, set[tuple[str, int]]] = {}
-        self.runtime_skips: dict[str, str] = {}
+        self.runtime_skips: dict[str, tuple[SkipKind, str]] = {}
+        self.statuses: dict[str, list[tuple[int | None, str]]] = {}
         self.order: list[str] = []
         self.headers: tuple[str, ...] = _credential_headers(planned, config)
         observes = planned is not None and any(r.observed for r in planned.requests())
@@ -320,11 +307,12 @@ class Tally:
     def add(self, request: PlannedRequest, ref: RequestRef, exchange: Exchange, attempts: int = 1) -> None:
         label = self._seen(request)
         if exchange.skipped is not None:
-            self.runtime_skips.setdefault(label, exchange.skipped)
+            self.runtime_skips.setdefault(label, (SkipKind.NO_INPUT, exchange.skipped))
             return
         self.requests += 1
         self.sent[label] += 1
         status = exchange.status
+        self.statuses.setdefault(label, []).append((status, ref.url))
         if exchange.too_large:
             limit = self.config.max_bytes if self.config is not None else DEFAULT_MAX_BYTES
             self.unchecked.append(ResponseProblem(ref, ResponseProblemKind.TOO_LARGE, status,
@@ -367,17 +355,41 @@ class Tally:
                 self.log.add(operation, request_digest(ref.method, ref.url), exchange.observed,
                              [oracles[i] for i in broken], [oracles[i] for i in exchange.exercised])
 
+    def skip(self, label: str, kind: SkipKind, detail: str) -> None:
+        """An operation the run did not send, and why (no value found, the budget)."""
+        self.runtime_skips.setdefault(label, (kind, detail))
+        if label not in self.sent:
+            self.sent[label] = 0
+            self.checked_by_op[label] = 0
+            self.exercised[label] = set()
+            self.order.append(label)
+
     def _skipped(self, set_skips: Sequence[Skip]) -> tuple[Skip, ...]:
         out = list(set_skips)
-        for label, reason in self.runtime_skips.items():
+        for label, (kind, reason) in self.runtime_skips.items():
             if self.sent.get(label):
                 continue
             method, _, path = label.partition(" ")
-            out.append(Skip(method, path, SkipKind.NO_INPUT, reason))
+            out.append(Skip(method, path, kind, reason))
+        for label, seen in self.statuses.items():
+            if self.checked_by_op.get(label):
+                continue
+            method, _, path = label.partition(" ")
+            codes = {status for status, _ in seen}
+            tried = ", ".join(url for _, url in seen[:3]) + (f" and {len(seen) - 3} more" if len(seen) > 3 else "")
+            if codes <= {404}:
+                out.append(Skip(method, path, SkipKind.NOT_FOUND, f"404 for every value tried: {tried}"))
+            elif codes <= {401, 403}:
+                found = "/".join(str(c) for c in sorted(c for c in codes if c is not None))
+                out.append(Skip(method, path, SkipKind.REFUSED, f"{found} for every request: give credentials"))
         return tuple(out)
 
+    def _at(self, ref: RequestRef) -> tuple[int, int]:
+        return ref.iteration, self.rank.get(ref.item.partition("~")[0], len(self.rank))
+
     def _coverage(self, set_skips: Sequence[Skip]) -> tuple[OperationCoverage, ...]:
-        labels = [*self.order, *(k.label for k in set_skips if k.label not in self.sent)]
+        order = sorted(self.order, key=lambda label: self.label_rank.get(label, len(self.label_rank)))
+        labels = [*order, *(k.label for k in set_skips if k.label not in self.sent)]
         labels.extend(label for label in self.enabled if label not in labels)
         out = []
         for label in labels:
@@ -389,9 +401,12 @@ class Tally:
     def result(self, seconds: float, notes: Sequence[str] = (), planned: RequestSet | None = None) -> RunResult:
         skips = planned.skipped if planned is not None else ()
         config = self.config
-        return RunResult(self.runner, self.requests, self.checked, tuple(self.cap.kept),
-                         tuple(self.infrastructure), tuple(self.unchecked), seconds, tuple(notes),
-                         server_errors=tuple(self.server_errors), skipped=self._skipped(skips),
+        return RunResult(self.runner, self.requests, self.checked,
+                         tuple(sorted(self.cap.kept, key=lambda v: self._at(v.request))),
+                         tuple(sorted(self.infrastructure, key=lambda x: self._at(x.request))),
+                         tuple(sorted(self.unchecked, key=lambda x: self._at(x.request))), seconds, tuple(notes),
+                         server_errors=tuple(sorted(self.server_errors, key=lambda x: self._at(x.request))),
+                         skipped=self._skipped(skips),
                          coverage=self._coverage(skips),
                          headers_sent=self.headers,
                          min_exercised=config.min_exercised if config else 1,

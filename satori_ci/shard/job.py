@@ -109,7 +109,8 @@ def check_shard(target: SpecTarget, options: CheckOptions, shard: Shard) -> Shar
         planned = requests_for(head, prepared.checked, target, target.staging_url, plan)
         order = run_order(planned)
         inputs = _inputs_digest(planned, target, options, target.staging_url)
-        result = execute(planned.only(sliced.own, sliced.support), len(prepared.checked), target, options,
+        slice_set = replace(planned.only(sliced.own, sliced.support), budget=planned.budget.share(shard.count))
+        result = execute(slice_set, len(prepared.checked), target, options,
                          target.staging_url, f"shard {shard}: ")
         part = own_part(result, order, shard.owns)
         part = replace(part, observed=_scrubbed(part.observed, secret_value))

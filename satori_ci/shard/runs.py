@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from satori_ci.observe.store import ObservationStore, merge_stores
+from satori_ci.plan.explore import base_id
 from satori_ci.plan.model import Skip
 from satori_ci.plan.requests import RequestSet
 from satori_ci.run.model import OmittedViolations, RequestRef, RunResult
@@ -46,7 +47,7 @@ def own_part(result: RunResult, order: RunOrder, owns: Callable[[str], bool]) ->
     label_of = dict(order.items)
 
     def mine(ref: RequestRef) -> bool:
-        return owns(label_of.get(ref.item, f"{ref.method} ?"))
+        return owns(label_of.get(base_id(ref.item), f"{ref.method} ?"))
 
     coverage = tuple(c for c in result.coverage if owns(c.label))
     observed = None
@@ -78,7 +79,7 @@ def merge_runs(parts: Sequence[RunResult], order: RunOrder) -> RunResult:
     covered = {label: n for n, label in enumerate(order.coverage)}
 
     def at(ref: RequestRef) -> tuple[int, int]:
-        return ref.iteration, rank.get(ref.item, len(rank))
+        return ref.iteration, rank.get(base_id(ref.item), len(rank))
 
     violations = sorted((v for p in parts for v in p.violations), key=lambda v: at(v.request))
     first_seen: dict[tuple[object, str, str], int] = {}

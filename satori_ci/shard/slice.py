@@ -75,17 +75,17 @@ class PlanSlice:
 
 def slice_plan(plan: RequestPlan, shard: Shard) -> PlanSlice:
     """The shard's operations of the plan and the producers their chained ids come from."""
-    producers = {p.label: p.chain.producer for p in plan.operations if p.chain is not None}
+    producers = {p.label: {*(f.producer for f in p.feeds), *((p.chain.producer,) if p.chain else ())}
+                 for p in plan.operations}
     own = frozenset(p.label for p in plan.operations if shard.owns(p.label))
     support: set[str] = set()
-    for label in own:
-        seen = {label}
-        producer = producers.get(label)
-        while producer is not None and producer not in seen:
-            seen.add(producer)
-            if producer not in own:
-                support.add(producer)
-            producer = producers.get(producer)
+    pending = [producer for label in own for producer in producers.get(label, ())]
+    while pending:
+        producer = pending.pop()
+        if producer in own or producer in support:
+            continue
+        support.add(producer)
+        pending.extend(producers.get(producer, ()))
     return PlanSlice(shard, own, frozenset(support))
 
 

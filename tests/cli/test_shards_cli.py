@@ -110,8 +110,8 @@ def test_four_shards_merge_into_the_unsharded_check(tmp_path: Path, app: Resourc
         for name in (ORACLES, STORE):
             assert (sharded / name).read_text() == (whole / name).read_text(), (round_, name)
     report = json.loads(merged_json)["specs"][0]
-    assert {v["path"] for v in report["violations"]} >= {"/users/{user_id}", "/stores/{storeId}",
-                                                          "/invoices/{invoice_ref}", "/countries/{code}"}
+    assert {v["path"] for v in report["violations"]} >= {"/stores/{storeId}", "/invoices/{invoice_ref}",
+                                                          "/countries/{code}"}
     assert report["observed"]["suggestions"], "the observations of every shard make suggestions"
 
 
@@ -324,8 +324,8 @@ def test_a_forged_report_of_a_spec_this_merge_does_not_check_is_refused(
     assert code == 2 and out == "", err
     assert spec in _error_line(err)
     assert _snapshot(copy) == before
-    code, _, err = _run(["merge", *map(str, files)], capsys)  # the genuine reports still merge
-    assert code == 1, err
+    code, _, err = _run(["merge", *map(str, files)], capsys)  # the genuine reports still merge (no fault: 0)
+    assert code == 0, err
     assert sorted(set(_snapshot(copy)) - set(before)) == sorted([ORACLES, STORE])
 
 

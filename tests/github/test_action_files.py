@@ -99,7 +99,7 @@ def test_action_inputs_are_the_ones_the_entrypoint_reads() -> None:
     assert set(action["inputs"]) == {
         "specs", "staging-url", "staging-headers", "backend", "openai-api-key", "openai-base-url", "model",
         "oracles-dir", "fail-on", "comment", "runner", "github-token", "config", "pull-request", "base-sha",
-        "shard", "merge", "timeout"}
+        "shard", "merge", "timeout", "budget", "time-budget", "rate", "concurrency"}
     assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
     assert set(action["outputs"]) == {"oracles-added", "oracles-changed", "oracles-removed", "violations",
                                       "report", "oracle-files", "shard-report"}

@@ -209,13 +209,14 @@ def test_without_chaining_detail_operations_are_not_sent_rather_than_guessed(
     assert placeholders(app) == [], paths(app)
     assert not [p for p in paths(app) if "/string" in p or "00000000-" in p]
     assert sorted(paths(app)) == sorted(["/health", "/users", "/orders", "/stores", "/products", "/categories",
-                                         "/countries/FR", "/search", "/search"])
+                                         "/countries/FR"])  # never /search?q=<placeholder>: q is required
     not_sent = result.not_sent()
+    assert not_sent["GET /search"]["detail"].startswith("needs a value for {q} (query)"), not_sent["GET /search"]
     for label in DETAIL_OPERATIONS:
         param = re.findall(r"\{([^}]+)\}", label)[0]  # the first parameter lacks an input
         assert not_sent[label]["kind"] == "no_input"
-        assert not_sent[label]["detail"].startswith(f"no input for {{{param}}}"), not_sent[label]
-        assert f"NOT SENT {label}: no input for {{{param}}}" in result.out
+        assert not_sent[label]["detail"].startswith(f"needs a value for {{{param}}}"), not_sent[label]
+        assert f"NOT SENT {label}: needs a value for {{{param}}}" in result.out
         assert result.coverage(label)["sent"] == 0
 
 
@@ -255,8 +256,9 @@ def test_without_a_value_the_report_names_the_config_line_to_add(capsys: pytest.
     result = run(capsys, app, oracles, tmp_path, "--header", AUTH, "--config", str(config))
     assert not [p for p in paths(app) if p.startswith("/tenants")]
     detail = result.not_sent()["GET /tenants/{tenant_id}/settings"]["detail"]
-    assert detail.startswith(f"no input for {{tenant_id}}: give one in {config} "), detail
-    assert "requests: values: {tenant_id: ...}" in detail
+    assert detail.startswith("needs a value for {tenant_id} (path): no operation lists its values; "
+                             f"add it to {config}: "), detail
+    assert 'requests: operations: {"GET /tenants/{tenant_id}/settings": {tenant_id: ...}}' in detail
     assert f"NOT SENT GET /tenants/{{tenant_id}}/settings: {detail}\n" in result.out
 
 
@@ -296,11 +298,12 @@ def test_the_token_never_appears_in_the_output(capsys: pytest.CaptureFixture[str
 @pytest.mark.parametrize("token", [TOKEN, WRONG_TOKEN], ids=["valid", "wrong"])
 def test_header_env_works_like_header(capsys: pytest.CaptureFixture[str], app: ResourcesApp, oracles: Path,
                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token: str) -> None:
-    by_flag = run(capsys, app, oracles, tmp_path, "--header", f"Authorization: Bearer {token}")
+    by_flag = run(capsys, app, oracles, tmp_path, "--header", f"Authorization: Bearer {token}", "--value", "q=string")
     sent_by_flag = targets(app)
     app.reset()
     monkeypatch.setenv("REACH_STAGING_TOKEN", f"Bearer {token}")
-    by_env = run(capsys, app, oracles, tmp_path, "--header-env", "Authorization=REACH_STAGING_TOKEN")
+    by_env = run(capsys, app, oracles, tmp_path, "--header-env", "Authorization=REACH_STAGING_TOKEN", "--value",
+                 "q=string")
     assert targets(app) == sent_by_flag
     assert by_env.code == by_flag.code == (1 if token == TOKEN else 3)
     assert comparable(by_env.report) == comparable(by_flag.report)
@@ -326,10 +329,8 @@ def test_run_sends_the_config_files_staging_headers(capsys: pytest.CaptureFixtur
 
 def test_a_500_is_a_finding_retried_once(capsys: pytest.CaptureFixture[str], app: ResourcesApp, oracles: Path,
                                          tmp_path: Path) -> None:
-    result = run(capsys, app, oracles, tmp_path, "--header", AUTH)
-    assert result.lines("SERVER ERROR") == [
-        f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts (sent with placeholder values for q: "
-        "give real ones with --value q=... or requests: values in .satori.yml)"]
+    result = run(capsys, app, oracles, tmp_path, "--header", AUTH, "--value", "q=string")
+    assert result.lines("SERVER ERROR") == [f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts"]
     assert [t for t in targets(app) if "/search" in t] == ["GET /search?q=string"] * 2
     assert result.code == 1
     assert result.report["violations"] == []
@@ -341,10 +342,8 @@ def test_a_500_is_a_finding_retried_once(capsys: pytest.CaptureFixture[str], app
 def test_server_errors_report_lists_them_without_failing(capsys: pytest.CaptureFixture[str], app: ResourcesApp,
                                                          oracles: Path, tmp_path: Path) -> None:
     config = write_config(tmp_path / "satori.yml", requests={"server_errors": "report"})
-    result = run(capsys, app, oracles, tmp_path, "--header", AUTH, "--config", str(config))
-    assert result.lines("SERVER ERROR") == [
-        f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts (sent with placeholder values for q: "
-        "give real ones with --value q=... or requests: values in .satori.yml)"]
+    result = run(capsys, app, oracles, tmp_path, "--header", AUTH, "--config", str(config), "--value", "q=string")
+    assert result.lines("SERVER ERROR") == [f"SERVER ERROR 500: GET {app.base_url}/search?q=string after 2 attempts"]
     assert len(result.report["server_errors"]) == 1
     assert result.code == 0, result.out
 
@@ -404,7 +403,8 @@ def _check(capsys: pytest.CaptureFixture[str], app: ResourcesApp, tmp_path: Path
 def test_check_json_reports_what_was_reached(capsys: pytest.CaptureFixture[str], app: ResourcesApp,
                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    config = write_config(tmp_path / "satori.yml", SPEC_FROM_ROOT, requests={"values": {"tenant_id": "acme"}})
+    config = write_config(tmp_path / "satori.yml", SPEC_FROM_ROOT, requests={"values": {"tenant_id": "acme",
+                                                                                      "q": "string"}})
     result = _check(capsys, app, tmp_path, SPEC_FROM_ROOT, config, "--json")
     assert result.code == 1  # the 500 of /search
     report = json.loads(result.out)
@@ -442,7 +442,7 @@ def test_check_terminal_report_shows_what_was_checked(capsys: pytest.CaptureFixt
     assert exercised <= of <= run_part["oracles_enabled"]
     assert result.out.count(f"{exercised} of {of} oracles exercised") >= 2  # the header line and the section
     section = result.out.split("What was checked: ", 1)[1].split("\n\n", 1)[0]
-    assert "POST /users" in section and "GET /tenants/{tenant_id}/settings: no input for {tenant_id}" in section
+    assert "POST /users" in section and "GET /tenants/{tenant_id}/settings: needs a value for {tenant_id}" in section
     assert TOKEN not in result.text
 
 
@@ -492,11 +492,15 @@ def test_collection_references_header_variables_and_leaves_unsafe_operations_out
 def test_newman_reaches_and_reports_like_the_native_runner(capsys: pytest.CaptureFixture[str], app: ResourcesApp,
                                                            oracles: Path, tmp_path: Path) -> None:
     newman_available()
-    native = run(capsys, app, oracles, tmp_path, "--header", AUTH)
+    native = run(capsys, app, oracles, tmp_path, "--header", AUTH, "--value", "q=string")
     native_sent = Counter(targets(app))
     app.reset()
-    newman = run(capsys, app, oracles, tmp_path, "--header", AUTH, runner="newman")
-    assert Counter(targets(app)) == native_sent  # the /search retry comes later with Newman, hence no order
+    newman = run(capsys, app, oracles, tmp_path, "--header", AUTH, "--value", "q=string", runner="newman")
+    newman_sent = Counter(targets(app))
+    # the same requests, and the lists sent once more first: their values decide what Newman sends
+    assert set(newman_sent) == set(native_sent)
+    assert all(native_sent[t] <= n <= 2 * native_sent[t] for t, n in newman_sent.items())
+    assert newman.report["requests"] == native.report["requests"]
     assert app.mutations == [] and app.intact() and placeholders(app) == []
     for path in CHAINED_SAMPLES:
         assert path in paths(app)
@@ -509,5 +513,7 @@ def test_newman_reaches_and_reports_like_the_native_runner(capsys: pytest.Captur
     refused = run(capsys, app, oracles, tmp_path, "--header", f"Authorization: Bearer {WRONG_TOKEN}",
                   runner="newman")
     assert refused.code == 3
-    assert refused.lines("error: ") == [_auth_line(app, "Authorization")]
+    sent = refused.report["requests"]  # the lists were sent once more before Newman ran
+    assert refused.lines("error: ") == [f"error: authentication failed: {sent - 1} of {sent} requests got 401/403 "
+                                        "(credential headers sent: Authorization)"]
     assert WRONG_TOKEN not in refused.text

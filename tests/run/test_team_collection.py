@@ -77,7 +77,7 @@ def test_a_team_collection_keeps_its_auth_scripts_and_variables_with_assertions_
     report = tmp_path / "report.json"
     code = main(["run", SPEC, "--oracles", oracles, "--base-url", fresh.base_url, "--runner", "newman",
                  "--postman-collection", str(collection), "--postman-environment", str(environment),
-                 "--report", str(report)])
+                 "--report", str(report), "--value", "q=string"])
     out = capsys.readouterr().out
     data = json.loads(report.read_text(encoding="utf-8"))
     # the detail request took the id the team's own test script stored: /users/usr_3n7q4 (the second user)
