@@ -118,7 +118,7 @@ class FeedFinder:
         feeds.extend(self._same_schema(consumer, param, names))
         if not feeds:
             feeds.extend(self._named(consumer, param))
-        feeds.extend(self._itself(consumer, param, names))
+        feeds.extend(self._itself(consumer, param))
         return _ranked(feeds)
 
     def query_feeds(self, consumer: Operation, parameter: Parameter) -> tuple[Feed, ...]:
@@ -196,11 +196,15 @@ class FeedFinder:
                     out.append(Feed(_label(producer), param, paths, (), "same schema"))
         return out
 
-    def _itself(self, consumer: Operation, param: str, names: Sequence[str]) -> list[Feed]:
-        """The operation as its own producer: its list items have the parameter (a folder listing), or it answers
+    def _itself(self, consumer: Operation, param: str) -> list[Feed]:
+        """The operation as its own producer, when the parameter is its last segment: its list items have the
+        parameter (a folder listing; `path`/`name` for a path-like one), or it answers
         a resource named by a path-like parameter it holds (`{path}` answered with a `path`), whose listing the
         spec leaves undescribed (then the usual places of a list are tried)."""
-        wanted = (*names[:1], *(n for n in names if n in ("path", "name")))
+        segments = parse_template(consumer.path).segments
+        if not segments or segments[-1].whole != param:  # `/things/{id}/parts` does not list things
+            return []
+        wanted = (param, *(("path", "name") if _norm(param) in PATH_LIKE else ()))
         paths = _list_fields(self.spec, consumer, wanted, guess=False)
         if not paths and _norm(param) in PATH_LIKE and _norm(param) in {_norm(p) for p in self._schema_of(consumer)[1]}:
             paths = tuple(_guessed_paths(wanted))

@@ -344,9 +344,12 @@ def _send_all(session: requests.Session, batch: list[Send], base_url: str, varia
     """The exchanges of a batch, in its order (at once when it holds more than one)."""
     if len(batch) == 1:
         return [_send_one(session, batch[0].request, base_url, variables, config, sleep, pace)]
+    def alone(send: Send) -> Outcome:
+        with watched_session() as own:  # a session is not shared between threads
+            return _send_one(own, send.request, base_url, variables, config, sleep, pace)
+
     with ThreadPoolExecutor(max_workers=len(batch)) as pool:
-        return list(pool.map(lambda s: _send_one(watched_session(), s.request, base_url, variables, config, sleep,
-                                                 pace), batch))
+        return list(pool.map(alone, batch))
 
 
 def _send_one(session: requests.Session, request: PlannedRequest, base_url: str, variables: dict[str, str],
