@@ -16,6 +16,7 @@ from satori_ci.plan.model import Skip
 from satori_ci.plan.requests import RequestGroup, RequestSet
 from satori_ci.run.native import exchange, watched_session
 from satori_ci.run.outcome import RunConfig, base_url_of, credentials
+from satori_ci.run.pace import Pace
 
 
 def discover(planned: RequestSet, config: RunConfig) -> RequestSet:
@@ -28,6 +29,7 @@ def discover(planned: RequestSet, config: RunConfig) -> RequestSet:
     explorer = Explorer(planned, base_url, planned.samples, budget.requests,
                         costs={label: 2 for label in probe.feeds})
     chosen: list[Send] = []
+    pace = Pace(budget.rate, time.sleep)
     with watched_session() as session:
         while round_ := explorer.round():
             for send in round_:
@@ -36,6 +38,7 @@ def discover(planned: RequestSet, config: RunConfig) -> RequestSet:
                     break
                 chosen.append(send)
                 if send.operation in explorer.feeds:
+                    pace.wait()
                     result, body = exchange(session, send.request, base_url, variables, config)
                     explorer.feed(send, result.status if result.is_json else None, body, result.link)
                 else:  # Newman sends it: taken as answered, so the operation gets `samples` requests

@@ -17,6 +17,7 @@ with a RunError rather than run unbounded. Last, the Newman process is killed wh
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -142,6 +143,8 @@ def _run_once(newman: str, export: _Export, config: RunConfig, iterations: int, 
     ]
     if config.insecure:
         command.append("--insecure")
+    if export.planned.budget.rate > 0:  # `requests.rate`: Newman waits between two requests
+        command += ["--delay-request", str(math.ceil(1000 / export.planned.budget.rate))]
     env = {**os.environ, "NODE_PATH": _node_path()}
     errors = workdir / f"{name}.stderr.txt"
     try:

@@ -4,7 +4,9 @@ id in a required query parameter; and the budget, which both runners and shards 
 
 from __future__ import annotations
 
+import itertools
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from typing import Any
 import pytest
 
 from satori_ci.cli import main
+from satori_ci.demo import Canned, Received
 from tests.run.conftest import newman_available
 from tests.run.reach_fixtures import clean_environment
 from tests.servers.explore_app import SPEC, ExploreApp
@@ -127,3 +130,19 @@ def test_a_bad_budget_flag_is_one_line_and_exit_2(app: ExploreApp, oracles: Path
     assert code == 2
     assert flag in err and "Traceback" not in err
     assert app.received == []
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_the_rate_spaces_the_requests(app: ExploreApp, oracles: Path, tmp_path: Path, runner: str) -> None:
+    arrivals: list[float] = []
+    answer = app.server.answer
+
+    def timed(received: Received) -> Canned:
+        arrivals.append(time.monotonic())
+        return answer(received)
+
+    app.server.answer = timed  # type: ignore[method-assign]
+    _run(app, oracles, tmp_path, runner, "--budget", "6", "--rate", "10")
+    assert len(arrivals) >= 4
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+    assert min(gaps) >= 0.08, gaps  # 10 a second: 0.1 s apart (a little less for the clock's grain)
