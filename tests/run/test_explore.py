@@ -145,3 +145,16 @@ def test_the_rate_spaces_the_requests(app: ExploreApp, oracles: Path, tmp_path: 
     assert len(arrivals) >= 4
     span = arrivals[-1] - arrivals[0]
     assert span >= 0.1 * (len(arrivals) - 1) - 0.05, span  # 10 a second (less a little for the arrivals' jitter)
+
+
+def test_the_time_budget_stops_sending(app: ExploreApp, oracles: Path, tmp_path: Path) -> None:
+    answer = app.server.answer
+
+    def slow(received: Received) -> Canned:
+        time.sleep(0.2)
+        return answer(received)
+
+    app.server.answer = slow  # type: ignore[method-assign]
+    _, report = _run(app, oracles, tmp_path, "native", "--time-budget", "0.5")
+    assert 1 <= len(app.received) <= 4
+    assert [k for k in report["not_sent"] if k["kind"] == "budget"], report["not_sent"]
