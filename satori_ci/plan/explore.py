@@ -95,7 +95,7 @@ class Explorer:
         self.explored: dict[str, _Explored] = {}
         for group in requests.groups:
             for request in group.requests:
-                label = _operation_of(request)
+                label = request.label
                 if label in requests.explored_labels:
                     continue
                 self.fixed.setdefault(label, []).append(request)
@@ -115,8 +115,6 @@ class Explorer:
             for feed in explored.feeds:
                 self.feeds.setdefault(feed.producer, []).append((explored.label, feed))
         self.pages: dict[str, list[Send]] = {}
-        self.page_count: Counter[str] = Counter()
-        self.templates = {r.label: r for g in requests.groups for r in g.requests if r.given is None}
 
     # -- choosing ------------------------------------------------------------------------------------------
 
@@ -343,7 +341,13 @@ class Explorer:
         spec = explored.spec
         wanted = next((i for i in spec.inputs if not explored.pools.get(i.name)), spec.inputs[0])
         producers = sorted({f.producer for f in spec.feeds if f.param == wanted.name and f.producer != spec.label})
-        said = (f"{', '.join(producers[:3])} gave no value for it" if producers else "no operation lists its values")
+        named = ", ".join(producers[:3])
+        if not producers:
+            said = "no operation lists its values"
+        elif not any(p in self.reached for p in producers):
+            said = f"{named} answered no 2XX JSON response to give one"
+        else:
+            said = f"{named} gave no value for it"
         return (f"needs a value for {{{wanted.name}}} ({wanted.location}): {said}; add it to {spec.config_name}: "
                 f"requests: operations: {{\"{spec.label}\": {{{wanted.name}: ...}}}}")
 
@@ -384,10 +388,6 @@ def _phase(label: str) -> int:
     """Safe operations first (breadth-first among them), then opted-in writes, deletions last."""
     method = label.partition(" ")[0]
     return 0 if method in SAFE_METHODS else 2 if method == "DELETE" else 1
-
-
-def _operation_of(request: PlannedRequest) -> str:
-    return request.label
 
 
 def _own_values(send: Send) -> dict[str, str]:

@@ -107,3 +107,12 @@ def test_values_that_reach_nothing_are_tried_further(tmp_path: Path) -> None:
         for s in found:
             explorer.feed(s, 404, None)
     assert tried == ["/things/t1", "/things/t2", "/things/t3"]  # every value, since none reached it
+
+
+def test_a_refused_list_is_named_as_the_reason(tmp_path: Path) -> None:
+    explorer = Explorer(_spec(tmp_path), BASE, samples=3, budget=100)
+    [send] = explorer.round()
+    explorer.feed(send, 401, None)
+    assert explorer.round() == []
+    [unsent] = explorer.unsent()
+    assert unsent.detail.startswith("needs a value for {id} (path): GET /things answered no 2XX JSON response")
