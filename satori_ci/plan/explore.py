@@ -29,7 +29,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 from satori_ci.plan.harvest import encode_segment, values_with_kinds
 from satori_ci.plan.model import MAX_PAGES, SAFE_METHODS, Feed, Input, SkipKind
-from satori_ci.plan.pages import TOKEN_PARAMS, next_token, next_url
+from satori_ci.plan.pages import TOKEN_PARAMS, next_counted, next_token, next_url
 from satori_ci.plan.requests import ID_NAMESPACE, ExploredOperation, PathPart, PlannedRequest, RequestSet
 from satori_ci.plan.samples import describe, encode
 
@@ -259,15 +259,15 @@ class Explorer:
         if not consumers:
             return
         own = _own_values(send)
-        for consumer, feed in consumers:
-            self._harvest(self.explored[consumer], feed, body, own, send)
+        items = max(self._harvest(self.explored[consumer], feed, body, own, send) for consumer, feed in consumers)
         if send.page < MAX_PAGES:
-            self._next_page(send, body, link)
+            self._next_page(send, body, link, items)
 
-    def _harvest(self, explored: _Explored, feed: Feed, body: Any, own: Mapping[str, str], send: Send) -> None:
+    def _harvest(self, explored: _Explored, feed: Feed, body: Any, own: Mapping[str, str], send: Send) -> int:
+        """The values the body gives the consumer's pool; how many were new to it."""
         carried = {mine: own[theirs] for mine, theirs in feed.carry if theirs in own}
         if len(carried) < len(feed.carry):
-            return
+            return 0
         pool = explored.pools.setdefault(feed.param, [])
         seen = {tuple(sorted(e.values.items())) for e in pool}
         origin = f"from:{send.request.url('')}"
@@ -275,6 +275,7 @@ class Explorer:
             found = values_with_kinds(body, path)
             if not found:
                 continue
+            before = len(pool)
             for position, (value, tags) in enumerate(found):
                 values = {**carried, feed.param: value}
                 key = tuple(sorted(values.items()))
@@ -283,20 +284,23 @@ class Explorer:
                 seen.add(key)
                 quarter = f"quarter:{4 * position // len(found)}"
                 pool.append(_Entry(values, (origin, quarter, *tags)))
-            return
+            return len(pool) - before
+        return 0
 
-    def _next_page(self, send: Send, body: Any, link: str | None) -> None:
+    def _next_page(self, send: Send, body: Any, link: str | None, items: int) -> None:
+        """The producer's next page, when the response names it (a link, a token), or, for a page or offset
+        parameter, when this page gave new values (a server that ignores the parameter is not paged on)."""
         target = next_url(body, link)
         request = send.request
         page: PlannedRequest | None = None
+        token = next_token(body) if target is None else None
+        counted = next_counted(request.query_names, dict(request.sample.query), items) if items else None
         if target is not None:
             page = self._page_at(request, target)
-        else:
-            token = next_token(body)
-            param = next((p for p in TOKEN_PARAMS if p in request.query_names), None)
-            if token is not None and param is not None:
-                query = (*((k, v) for k, v in request.sample.query if k != param), (param, encode(token)))
-                page = _renamed(replace(request, sample=replace(request.sample, query=query)), f"page {token}")
+        elif token is not None and (param := next((p for p in TOKEN_PARAMS if p in request.query_names), None)):
+            page = _with_query(request, param, encode(token), f"page {token}")
+        elif counted is not None:
+            page = _with_query(request, *counted, f"{counted[0]}={counted[1]}")
         if page is not None and page.url("") != request.url(""):
             self.pages.setdefault(send.operation, []).append(Send(page, send.operation, send.bindings,
                                                                   send.page + 1))
@@ -377,6 +381,12 @@ def _fill(text: str, variables: Mapping[str, str]) -> str:
     if text.startswith("{{") and text.endswith("}}") and text[2:-2] in variables:
         return variables[text[2:-2]]
     return text
+
+
+def _with_query(request: PlannedRequest, param: str, value: str, what: str) -> PlannedRequest:
+    """The request with one query parameter set (replaced when it is there)."""
+    query = (*((k, v) for k, v in request.sample.query if k != param), (param, value))
+    return _renamed(replace(request, sample=replace(request.sample, query=query)), what)
 
 
 def _renamed(request: PlannedRequest, what: str) -> PlannedRequest:

@@ -1,5 +1,6 @@
 """Where a list response says its next page is: a `Link` header, a `next` URL in the body, or a next-page token
-(`satori_ci.plan.explore` follows them on the server under test only)."""
+(`satori_ci.plan.explore` follows them on the server under test only); or, for a page or offset parameter,
+the page after this one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ TOKEN_FIELDS = ("nextPageToken", "next_page_token", "next_cursor", "nextCursor",
                 "continuationToken", "next_token", "nextToken", "marker", "next_marker", "NextMarker")
 TOKEN_PARAMS = ("pageToken", "page_token", "cursor", "after", "marker", "continuation", "continuationToken",
                 "next_token", "nextToken", "starting_after", "start_after", "next_cursor")
+PAGE_PARAMS = ("page", "page_number", "pageNumber", "page_no", "pageIndex")
+OFFSET_PARAMS = ("offset", "skip", "start", "from")
 _LINK_NEXT = re.compile(r"<([^>]*)>\s*;[^,]*rel\s*=\s*\"?next\"?", re.IGNORECASE)
 
 
@@ -45,4 +48,19 @@ def next_token(body: Any) -> str | None:
             value = holder.get(key)
             if isinstance(value, str) and value:
                 return value
+    return None
+
+
+def next_counted(accepted: frozenset[str], sent: dict[str, str], items: int) -> tuple[str, str] | None:
+    """(parameter, value) of the page after one that held `items` values: `page` plus one (from 1 when it was
+    not sent), or `offset` plus the items; None when the operation takes neither."""
+    for names, step, start in ((PAGE_PARAMS, 1, 1), (OFFSET_PARAMS, items, 0)):
+        param = next((p for p in names if p in accepted), None)
+        if param is None:
+            continue
+        try:
+            current = int(sent.get(param, start))
+        except ValueError:
+            return None
+        return param, str(current + step)
     return None

@@ -116,3 +116,14 @@ def test_a_refused_list_is_named_as_the_reason(tmp_path: Path) -> None:
     assert explorer.round() == []
     [unsent] = explorer.unsent()
     assert unsent.detail.startswith("needs a value for {id} (path): GET /things answered no 2XX JSON response")
+
+
+def test_a_page_parameter_is_counted_up_while_pages_give_new_values(tmp_path: Path) -> None:
+    page = {"name": "page", "in": "query", "required": False, "schema": {"type": "integer"}}
+    explorer = Explorer(_spec(tmp_path, (page,)), BASE, samples=1, budget=100)
+    [send] = explorer.round()
+    explorer.feed(send, 200, _items("t1"))
+    [second] = [s for s in explorer.round() if "page" in s.request.url(BASE)]
+    assert second.request.url(BASE).endswith("/things?page=2")
+    explorer.feed(second, 200, _items("t1"))  # the same items: the server ignores the page
+    assert not [s for s in explorer.round() if "page" in s.request.url(BASE)]
