@@ -74,6 +74,8 @@ class _Entry:
 class _Explored:
     spec: ExploredOperation
     pools: dict[str, list[_Entry]] = field(default_factory=dict)
+    pooled: set[Pairs] = field(default_factory=set)
+    """The values of every entry of `pools` (sorted pairs): a value a second response gives is not pooled twice."""
     tried: set[Pairs] = field(default_factory=set)
     used_tags: Counter[str] = field(default_factory=Counter)
 
@@ -250,6 +252,10 @@ class Explorer:
 
     # -- learning ------------------------------------------------------------------------------------------
 
+    def assume_answered(self, send: Send) -> None:
+        """A request another runner sends later (Newman): taken as reached, so it is not tried further."""
+        self.reached.add(send.operation)
+
     def feed(self, send: Send, status: int | None, body: Any, link: str | None = None) -> None:
         """What a sent request was answered: a 2XX JSON body feeds the consumers' pools and the next page."""
         if status is None or not 200 <= status < 300:
@@ -269,7 +275,7 @@ class Explorer:
         if len(carried) < len(feed.carry):
             return 0
         pool = explored.pools.setdefault(feed.param, [])
-        seen = {tuple(sorted(e.values.items())) for e in pool}
+        seen = explored.pooled
         origin = f"from:{send.request.url('')}"
         for path in feed.paths:
             found = values_with_kinds(body, path)

@@ -25,9 +25,9 @@ def discover(planned: RequestSet, config: RunConfig) -> RequestSet:
     variables, _ = credentials(planned, config)
     budget = planned.budget
     started = time.monotonic()
-    probe = Explorer(planned, base_url, planned.samples, budget.requests)
+    producers = {feed.producer for explored in planned.explore for feed in explored.feeds}
     explorer = Explorer(planned, base_url, planned.samples, budget.requests,
-                        costs={label: 2 for label in probe.feeds})
+                        costs=dict.fromkeys(producers, 2))
     chosen: list[Send] = []
     pace = Pace(budget.rate, time.sleep)
     with watched_session() as session:
@@ -37,12 +37,12 @@ def discover(planned: RequestSet, config: RunConfig) -> RequestSet:
                     explorer.stop()
                     break
                 chosen.append(send)
-                if send.operation in explorer.feeds:
+                if send.operation in producers:
                     pace.wait()
                     result, body = exchange(session, send.request, base_url, variables, config)
                     explorer.feed(send, result.status if result.is_json else None, body, result.link)
                 else:  # Newman sends it: taken as answered, so the operation gets `samples` requests
-                    explorer.feed(send, 200, None)
+                    explorer.assume_answered(send)
             if explorer.stopped:
                 break
     by_label: dict[str, list[Send]] = {}

@@ -18,6 +18,7 @@ from satori_ci.observe.store import ObservationLog, request_digest
 from satori_ci.observe.summary import FieldObservations
 from satori_ci.oracles.check import MAX_DEPTH, check_and_exercise, deeper_than, truncate_json
 from satori_ci.oracles.model import Oracle
+from satori_ci.plan.explore import base_id
 from satori_ci.plan.model import Skip, SkipKind
 from satori_ci.plan.requests import FINDINGS_PER_ORACLE, PlannedRequest, RequestSet
 from satori_ci.plan.samples import encode
@@ -385,7 +386,7 @@ class Tally:
         return tuple(out)
 
     def _at(self, ref: RequestRef) -> tuple[int, int]:
-        return ref.iteration, self.rank.get(ref.item.partition("~")[0], len(self.rank))
+        return ref.iteration, self.rank.get(base_id(ref.item), len(self.rank))
 
     def _coverage(self, set_skips: Sequence[Skip]) -> tuple[OperationCoverage, ...]:
         order = sorted(self.order, key=lambda label: self.label_rank.get(label, len(self.label_rank)))
