@@ -13,6 +13,7 @@ from satori_ci.errors import ExitCode
 from satori_ci.infer.factory import make_backend
 from satori_ci.infer.incremental import update_oracle_file
 from satori_ci.infer.rules import context_digests
+from satori_ci.observe.fields import queried_operations
 from satori_ci.observe.propose import ProposalSettings
 from satori_ci.observe.store import ObservationStore
 from satori_ci.observe.update import suspects
@@ -22,12 +23,13 @@ from satori_ci.report.model import InferenceSummary, SpecCheck
 from satori_ci.spec import ResponseField, Spec, SpecError, SpecErrorKind, diff_fields, load_spec
 
 
-def proposal_settings(settings: SpecConfig) -> ProposalSettings:
-    """The config's `observe:` thresholds over the defaults."""
+def proposal_settings(settings: SpecConfig, spec: Spec) -> ProposalSettings:
+    """The config's `observe:` thresholds over the defaults, and the spec's operations with a query parameter."""
     default = ProposalSettings()
     found = settings.observe
     return ProposalSettings(min_responses=found.min_responses or default.min_responses,
-                            min_requests=found.min_requests or default.min_requests)
+                            min_requests=found.min_requests or default.min_requests,
+                            request_sized=queried_operations(spec.operations))
 
 
 def observable(fields: Sequence[ResponseField], settings: SpecConfig) -> list[ResponseField]:
@@ -126,5 +128,5 @@ def prepare(target: SpecTarget, options: CheckOptions) -> Prepared:
     rules = SpecConfig(path=settings.path, null_like=settings.null_like, skip_kinds=settings.skip_kinds,
                        ignore=settings.ignore)
     frame = CheckFrame(check, previous=previous, inferred=update.file, rules=rules, observing=observing,
-                       stored=stored, proposal=proposal_settings(settings), store_file=str(store_file))
+                       stored=stored, proposal=proposal_settings(settings, head), store_file=str(store_file))
     return Prepared(frame, head, checked)

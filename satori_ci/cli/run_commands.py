@@ -124,7 +124,7 @@ def _observe(args: argparse.Namespace, spec: Spec, fields: list[ResponseField] |
     store_file = store_file_of(oracle_path)
     text = _read_text(args.oracles, "oracle file")
     file = load_oracle_file(text, args.oracles)
-    settings = proposal_settings(_settings(args, spec))
+    settings = proposal_settings(_settings(args, spec), spec)
     found = observe_update(file, read_store(store_file), result.observed, fields, settings,
                            lambda v: redact(v) != v)
     write_atomically(store_file, dump_store(found.store), outside_ok=outside_ok)
@@ -210,7 +210,8 @@ def run_verify(args: argparse.Namespace) -> int:
         choice = OperationChoice(method, path, status)
     recorded = read_responses(_read_text(args.responses, "recorded responses"), args.responses, choice)
     observe = _observed(args, spec)
-    result = verify_responses(spec, oracles, recorded, null_like(args, spec), VIOLATIONS_PER_ORACLE,
+    result = verify_responses(spec, oracles, recorded, null_like(args, spec),
+                              None if args.list_all else VIOLATIONS_PER_ORACLE,
                               observed_fields(observe) if observe is not None else None)
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "responses": args.responses})
     _observe(args, spec, observe, result)
@@ -308,5 +309,8 @@ def register(sub: Any) -> None:
     verify.add_argument("--responses", required=True, metavar="FILE.jsonl", help="the recorded responses")
     verify.add_argument("--operation", metavar='"METHOD /path [STATUS]"',
                         help="the operation of lines that carry only a body")
+    verify.add_argument("--list-all", action="store_true",
+                        help=f"list every violation (default: the first {VIOLATIONS_PER_ORACLE} of each oracle, the "
+                             "rest counted)")
     _run_options(verify)
     verify.set_defaults(handler=run_verify)

@@ -254,7 +254,7 @@ def _field(found: FieldFile) -> FieldObservations:
     return FieldObservations(
         found.responses, found.values,
         None if s is None else StringStats(s.responses, s.min_length, s.max_length, s.url, s.numeric, s.email,
-                                           s.date, s.time, _counts(s.values)),
+                                           s.date, s.time, _counts(s.values), s.counter),
         None if n is None else NumberStats(n.responses, canonical_number(n.min), canonical_number(n.max),
                                            _counts(n.values)),
         None if b is None else BooleanStats(b.responses, b.true, b.false),

@@ -69,6 +69,8 @@ class StringFile(StrictModel):
     email: Count
     date: Count
     time: Count
+    counter: Count = 0
+    """Missing in stores written before it was observed."""
     values: Counts | None = None
 
 

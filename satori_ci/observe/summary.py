@@ -18,6 +18,7 @@ does not depend on the order responses came in. `satori_check.js` (`summarize`) 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,9 +37,20 @@ SAFE_INTEGER = 2**53
 Counts = tuple[tuple[str, int], ...]
 """(value, responses in which it occurred), sorted by value; numbers as JavaScript writes them."""
 
+_COUNTER = re.compile("[0-9]{5}\\Z")
+
+
+def is_counter(s: str) -> bool:
+    """Ends in five ASCII digits or more: numbered in sequence (`tt0111161`), its length grows with the data (a
+    year, four digits, is not)."""
+    return _COUNTER.search(s) is not None
+
+
 FORMATS: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("url", p.is_url), ("numeric", p.is_numeric), ("email", p.is_email), ("date", p.is_date), ("time", p.is_time),
+    ("counter", is_counter),
 )
+"""Per response: was every string value of this kind (`counter` is no oracle kind, see `propose`)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +67,8 @@ class StringStats:
     time: int = 0
     """Responses in which every string value was a URL, numeric text, ... (the predicates of the contract)."""
     values: Counts | None = None
+    counter: int = 0
+    """Responses in which every string value ended in five digits or more (`is_counter`)."""
 
     def format_count(self, name: str) -> int:
         count: int = getattr(self, name)
@@ -268,5 +282,5 @@ def without_values(found: FieldObservations, drop: Callable[[str], bool]) -> Fie
     if s is None or s.values is None or not any(drop(value) for value, _ in s.values):
         return found
     return FieldObservations(found.responses, found.values, StringStats(
-        s.responses, s.min_length, s.max_length, s.url, s.numeric, s.email, s.date, s.time, None),
+        s.responses, s.min_length, s.max_length, s.url, s.numeric, s.email, s.date, s.time, None, s.counter),
         found.number, found.boolean, found.array, found.objects)

@@ -219,6 +219,11 @@ class _Expansion:
         return ExploredOperation(first.label, template, planned.inputs, planned.feeds, self.config_name)
 
 
+EVIDENCE_REQUESTS = 20
+"""When observing, an explored safe operation is sent up to this many times with distinct values, budget allowing
+(the observations of observed oracles: `observe.propose`)."""
+
+
 def build_requests(spec: Spec, oracles: Sequence[Oracle], base_url: str | None = None,
                    null_like: Sequence[str] = (), plan: RequestPlan | None = None,
                    given: GivenRequests | None = None, unsafe: Sequence[str] = (),
@@ -267,4 +272,5 @@ def build_requests(spec: Spec, oracles: Sequence[Oracle], base_url: str | None =
                       base_url=base_url_for(spec, base_url).rstrip("/"), null_like=tuple(null_like),
                       groups=tuple(groups), notes=tuple(notes), skipped=skipped, oracle_counts=counts, given=given,
                       left_out=removed, chain_seeds=seeds, explore=tuple(expansion.explore),
-                      budget=plan.budget if plan else Budget(), samples=plan.samples if plan else DEFAULT_CHAIN)
+                      budget=plan.budget if plan else Budget(), samples=plan.samples if plan else DEFAULT_CHAIN,
+                      evidence=EVIDENCE_REQUESTS if observe is not None else 0)

@@ -14,6 +14,9 @@ producers to learn their values, then hands Newman every request as a plain valu
   list's quarters, not the first N;
 - follows a producer's next pages (a `Link: <...>; rel="next"` header, a `next` URL in the body, or a next-page
   token into the operation's cursor parameter) on the same server only, up to `MAX_PAGES`;
+- when observing (`RequestSet.evidence`), once no other safe request is left (before any opted-in write), goes
+  on sending the safe operations that answered, with values not tried yet, round after round, up to `evidence`
+  requests each: the observations observed oracles are proposed from (a list's own come from its pages);
 - stops at the budget's request count (the runner watches time and rate), and says why each operation it never
   sent was not sent (`unsent`).
 """
@@ -35,6 +38,7 @@ from satori_ci.plan.samples import describe, encode
 
 Pairs = tuple[tuple[str, str], ...]
 MAX_TRIES_PER_SAMPLE = 4
+EVIDENCE_PHASE = 3
 """An explored operation is sent up to this many times `samples` while it (or an operation it feeds) is not
 reached."""
 
@@ -88,6 +92,7 @@ class Explorer:
         self.base = urlsplit(base_url.rstrip("/") + "/")
         self.base_url = base_url.rstrip("/")
         self.samples = max(samples, 1)
+        self.evidence = requests.evidence
         self.budget = budget
         self.spent = 0
         self.stopped = False
@@ -124,14 +129,13 @@ class Explorer:
         """The next round: one request of every operation that can be sent now, in plan order, chosen from the
         responses of the rounds before (so a shard, which sends the producers its operations need, chooses what
         the whole run chooses); empty when nothing is left or the budget is spent. Safe operations come first,
-        round after round, then opted-in writes, deletions last."""
+        round after round, then the evidence rounds, then opted-in writes, deletions last."""
         self.before = Counter(self.sent)
-        for phase in (0, 1, 2):
+        for phase in (0, EVIDENCE_PHASE, 1, 2):
             chosen: list[Send] = []
             for label in self.order:
-                if _phase(label) != phase:
-                    continue
-                found = self._ready(label)
+                found = self._for_evidence(label) if phase == EVIDENCE_PHASE else (
+                    self._ready(label) if _phase(label) == phase else None)
                 if found is None:
                     continue
                 if self.spent + self.costs.get(found.operation, 1) > self.budget:
@@ -145,10 +149,18 @@ class Explorer:
                 return chosen
         return []
 
+    def _for_evidence(self, label: str) -> Send | None:
+        """A further request of a safe explored operation that answered, with values not tried yet, while it has
+        sent fewer than `evidence` (see the module docstring)."""
+        explored = self.explored.get(label)
+        if explored is None or _phase(label) != 0 or label not in self.reached or self.sent[label] >= self.evidence:
+            return None
+        return self._binding(explored)
+
     def estimate(self) -> int:
         """About how many requests the run sends (for a progress bar): within the budget."""
         fixed = sum(len(v) for v in self.fixed.values())
-        return max(1, min(self.budget, fixed + self.samples * len(self.explored)))
+        return max(1, min(self.budget, fixed + max(self.samples, self.evidence) * len(self.explored)))
 
     def _ready(self, label: str) -> Send | None:
         pages = self.pages.get(label)

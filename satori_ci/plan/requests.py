@@ -231,6 +231,8 @@ class RequestSet:
     budget: Budget = field(default_factory=Budget)
     samples: int = 3
     """Requests per explored operation (values taken per producer)."""
+    evidence: int = 0
+    """When observing: requests per explored safe operation once nothing else is left (`EVIDENCE_REQUESTS`)."""
 
     @property
     def explored_labels(self) -> frozenset[str]:

@@ -111,11 +111,11 @@ def test_check_observes_suggests_and_marks_suspects(repo: Path, staging: tuple[S
     spec = report["specs"][0]
     assert code == 1 and spec["counts"] == {"violations": 1, "failing": 1, "fields": 1, "suspect": 0, "preexisting": 0}
     observed = spec["observed"]
-    assert observed["store"] == {"file": str(STORE), "responses": 11, "operations": 2, "ready": 1,
+    assert observed["store"] == {"file": str(STORE), "responses": 11, "operations": 2, "ready": 2,
                                  "min_responses": 10}
     suggested = {(s["field"], s["oracle"]): s for s in observed["suggestions"]}
     assert suggested[("open", "boolean_always_false")]["evidence"] == 10
-    assert suggested[("code", "string_fixed_length")]["value"] == 9
+    assert ("code", "string_fixed_length") not in suggested  # one length in 10 responses: too few to bound it
     assert all(not s["enabled"] and s["new"] and s["source"] == OBSERVED for s in suggested.values())
     file = load_oracle_file(ORACLES.read_text(encoding="utf-8"), str(ORACLES))
     assert {(o.field, o.kind.value) for e in file.entries for o in e.oracles if o.source == OBSERVED} == \

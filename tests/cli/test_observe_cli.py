@@ -41,7 +41,7 @@ paths:
 
 
 def _body(page: int, open_: bool = False) -> dict[str, object]:
-    return {"status": "ok", "items": [{"id": f"{page:04d}{i:018d}", "open": open_,
+    return {"status": "ok", "items": [{"id": f"id{page:04d}{i:015d}x", "open": open_,
                                        "home": f"https://example.com/{page}/{i}"} for i in range(3)]}
 
 
@@ -69,26 +69,26 @@ def test_verify_twice_suggests_then_accepting_one_checks_it(project: Path, capsy
                                                              ) -> None:
     oracles = ".satori/api.oracles.yaml"
     args = ["verify", "api.yaml", "--oracles", oracles, "--responses"]
-    assert main([*args, _responses(project / "a.jsonl", range(12))]) == 0
+    assert main([*args, _responses(project / "a.jsonl", range(3))]) == 0  # 3 responses, 9 items
     err = capsys.readouterr().err
-    assert "observed 12 responses into .satori/api.observed.json; no oracle suggested yet (0 of 1" in err
+    assert "observed 3 responses into .satori/api.observed.json; no oracle suggested yet (0 of 1" in err
     assert _observed(oracles) == []
     store = json.loads(Path(".satori/api.observed.json").read_text(encoding="utf-8"))
-    assert store["operations"]["GET /things 200"]["responses"] == 12
+    assert store["operations"]["GET /things 200"]["responses"] == 3
 
-    assert main([*args, _responses(project / "b.jsonl", range(12, 24))]) == 0
+    assert main([*args, _responses(project / "b.jsonl", range(3, 24))]) == 0
     assert "observed oracle(s) suggested in .satori/api.oracles.yaml, off until you accept one" in \
         capsys.readouterr().err
     suggested = _observed(oracles)
-    assert ("status", "string_specific_values", ("ok",), 24, False) in suggested
-    assert ("items[].id", "string_fixed_length", 22, 24, False) in suggested
-    assert ("items[].open", "boolean_always_false", None, 24, False) in suggested
+    assert ("status", "string_specific_values", ("ok",), 24, False) in suggested  # counted in responses
+    assert ("items[].id", "string_fixed_length", 22, 72, False) in suggested  # counted in items
+    assert ("items[].open", "boolean_always_false", None, 72, False) in suggested
     assert all(not enabled for *_, enabled in suggested)
 
     # the same responses again: evidence grows, nothing is duplicated or switched on
     assert main([*args, str(project / "b.jsonl")]) == 0
     again = _observed(oracles)
-    assert len(again) == len(suggested) and ("items[].open", "boolean_always_false", None, 36, False) in again
+    assert len(again) == len(suggested) and ("items[].open", "boolean_always_false", None, 135, False) in again
 
     # a response that breaks a suggestion does not fail while it waits ...
     faulty = _responses(project / "c.jsonl", range(40, 41), open_=True)
@@ -102,7 +102,7 @@ def test_verify_twice_suggests_then_accepting_one_checks_it(project: Path, capsy
     out = capsys.readouterr().out
     assert "VIOLATION GET /things 200  items[].open  boolean_always_false" in out
     accepted = [x for x in _observed(oracles) if x[1] == "boolean_always_false"]
-    assert accepted == [("items[].open", "boolean_always_false", None, 36, True)]  # kept as the reviewer left it
+    assert accepted == [("items[].open", "boolean_always_false", None, 135, True)]  # kept as the reviewer left it
     store = json.loads(Path(".satori/api.observed.json").read_text(encoding="utf-8"))
     assert store["operations"]["GET /things 200"]["violated"] == {"items[].open": {"boolean_always_false": 1}}
 
@@ -116,6 +116,6 @@ def test_no_observe_and_observe_false_leave_every_file_alone(project: Path) -> N
     assert main(["verify", "api.yaml", "--oracles", ".satori/api.oracles.yaml", "--responses", lines]) == 0
     assert not Path(".satori/api.observed.json").exists()
     assert Path(".satori/api.oracles.yaml").read_text(encoding="utf-8") == before
-    Path(".satori.yml").write_text("specs:\n  - path: api.yaml\n    observe: {min_responses: 40}\n", encoding="utf-8")
+    Path(".satori.yml").write_text("specs:\n  - path: api.yaml\n    observe: {min_responses: 100}\n", encoding="utf-8")
     assert main(["verify", "api.yaml", "--oracles", ".satori/api.oracles.yaml", "--responses", lines]) == 0
     assert Path(".satori/api.observed.json").exists() and _observed(".satori/api.oracles.yaml") == []

@@ -40,13 +40,31 @@ def kinds(path: str, type_: str, values: Sequence[Any], settings: ProposalSettin
 
 def test_nothing_before_enough_responses_from_enough_requests() -> None:
     f = field("open", "boolean")
-    assert propose(store_of("open", [False] * 19), [f]) == ()
-    assert propose(store_of("open", [False] * 20, requests=1), [f]) == ()
-    found = propose(store_of("open", [False] * 20, requests=2), [f])
+    assert propose(store_of("open", [False] * 9), [f]) == ()
+    assert propose(store_of("open", [False] * 10, requests=1), [f]) == ()
+    found = propose(store_of("open", [False] * 10, requests=2), [f])
     assert [(o.kind, o.source, o.enabled, o.evidence, o.operation_id) for o in found] == \
-        [(K.BOOLEAN_ALWAYS_FALSE, OBSERVED, False, 20, "listThings")]
-    assert found[0].reason == "observed: always false in 20 responses"
+        [(K.BOOLEAN_ALWAYS_FALSE, OBSERVED, False, 10, "listThings")]
+    assert found[0].reason == "observed: always false in all 10 responses"
     assert propose(store_of("open", [False] * 30), [f], ProposalSettings(min_responses=40)) == ()
+
+
+def test_a_field_inside_a_list_counts_its_elements() -> None:
+    """One list of 12 records from one request: 12 observations of each record's field."""
+    f = field("items[].open", "boolean")
+    log = ObservationLog()
+    log.add(OP, "r0", summarize(["items[].open"], {"items": [{"open": False}] * 12}))
+    found = propose(log.store(), [f])
+    assert [(o.kind, o.evidence, o.reason) for o in found] == \
+        [(K.BOOLEAN_ALWAYS_FALSE, 12, "observed: always false in all 12 values of 1 response")]
+    log = ObservationLog()
+    log.add(OP, "r0", summarize(["items[].open"], {"items": [{"open": False}] * 9}))
+    assert propose(log.store(), [f]) == ()
+    # which values occur still counts per response: one list says nothing of the set of statuses
+    g = field("items[].status", "string")
+    log = ObservationLog()
+    log.add(OP, "r0", summarize(["items[].status"], {"items": [{"status": "active"}] * 40}))
+    assert propose(log.store(), [g]) == ()
 
 
 def test_the_all_n_test_needs_seven_responses_at_one_percent() -> None:
@@ -97,15 +115,24 @@ def test_formats_hold_in_every_response() -> None:
 
 
 def test_a_fixed_length_needs_values_that_vary() -> None:
-    ids = [f"{i:022d}" for i in range(20)]
+    ids = [f"{i:021x}z" for i in range(25)]
     assert kinds("id", "string", ids)[K.STRING_FIXED_LENGTH] == 22
-    two = ["issue_solicit_text", "issue_preview_text"] * 10
+    assert K.STRING_FIXED_LENGTH not in kinds("id", "string", ids[:20])  # one length in 20: 1.1%, not yet
+    two = ["issue_solicit_text", "issue_preview_text"] * 12
     assert K.STRING_FIXED_LENGTH not in kinds("type", "string", two)
-    four = ["AAAA", "BBBB", "CCCC", "DDDD"] * 5
+    four = ["AAAA", "BBBB", "CCCC", "DDDD"] * 6
     assert kinds("code", "string", four)[K.STRING_FIXED_LENGTH] == 4
     assert K.STRING_FIXED_LENGTH not in kinds("id", "string", [*ids, "short"])
-    long = ["x" * 60] * 10  # too long to keep: counts as varied; a constant length is true of it anyway
+    long = ["x" * 60] * 25  # too long to keep: counts as varied; a constant length is true of it anyway
     assert kinds("html", "string", long)[K.STRING_FIXED_LENGTH] == 60
+
+
+def test_no_fixed_length_for_values_numbered_in_sequence() -> None:
+    """`tt0111161` has 9 characters until the 10,000,000th title; a date ends in its year and keeps its length."""
+    imdb = [f"tt{1000000 + 7919 * i:07d}" for i in range(30)]
+    assert K.STRING_FIXED_LENGTH not in kinds("imdbID", "string", imdb)
+    released = [f"{d:02d} Jun 20{d:02d}" for d in range(1, 29)]
+    assert kinds("Released", "string", released)[K.STRING_FIXED_LENGTH] == 11
 
 
 def test_non_negative_numbers_by_the_all_n_test() -> None:
@@ -116,12 +143,14 @@ def test_non_negative_numbers_by_the_all_n_test() -> None:
 
 
 def test_bounds_where_values_pile_up() -> None:
-    ratings = [5] * 12 + [4] * 6 + [3] * 3 + [2] * 2
+    ratings = ([5] * 12 + [4] * 6 + [3] * 3 + [2] * 2) * 3
     assert kinds("rating", "number", ratings)[K.NUMBER_MAX_VALUE] == 5
-    spread = [5] * 6 + [4.5] * 9 + [4] * 8 + [3] * 3
+    assert K.NUMBER_MAX_VALUE not in kinds("rating", "number", ratings[:23])  # a value beyond: 1.6%, not yet
+    spread = ([5] * 6 + [4.5] * 9 + [4] * 8 + [3] * 3) * 3
     assert K.NUMBER_MAX_VALUE not in kinds("rating", "number", spread)  # fewer at 5 than at 4.5: no pile
-    stories = [2] * 18 + [3, 3, 4, 4, 4, 7, 13]
+    stories = [2] * 40 + [3] * 6 + [4] * 5 + [7] * 2 + [13] * 2
     assert kinds("stories", "integer", stories)[K.NUMBER_MIN_VALUE] == 2
+    assert kinds("stories", "integer", [2] * 18 + [3, 3, 4, 4, 4, 7, 13])[K.NUMBER_MIN_VALUE] == 0  # 7, 13 once
     few = [2, 2, *range(3, 12)]
     assert kinds("stories", "integer", few)[K.NUMBER_MIN_VALUE] == 0  # two at the minimum: only non-negative
     many = [1] * 10 + list(range(2, 2 + MAX_VALUES))
@@ -130,23 +159,47 @@ def test_bounds_where_values_pile_up() -> None:
 
 def test_array_sizes() -> None:
     assert kinds("results", "array", [[{"a": 1}]] * 25) == {K.ARRAY_SPECIFIC_SIZES: (1,)}
-    pages = [list(range(10))] * 20 + [[1], [1, 2], [1, 2, 3, 4], [1, 2, 3, 4, 5]]
-    assert kinds("search", "array", pages) == {K.ARRAY_MAX_SIZE: 10}
-    lists = [list(range(n)) for n in [1, 2, 3, 5, 8, 13, 21, 34, 40, 41, 42, 43, 44, 45, 46, 47]]
-    assert kinds("businesses", "array", lists) == {}  # never empty here, but no pile at 1: not proposed
+    assert kinds("events", "array", [[]] * 25) == {}  # always empty: data not there yet
     categories = [[1]] * 15 + [[1, 2]] * 5 + [[1, 2, 3]] * 3
-    assert kinds("categories", "array", categories)[K.ARRAY_MIN_SIZE] == 1
+    assert kinds("categories", "array", categories) == {K.ARRAY_MIN_SIZE: 1}  # sizes vary: no set, no maximum
+    dates = [[1, 2]] * 40 + [[1, 2, 3, 4]] * 10
+    assert kinds("dates", "array", dates) == {K.ARRAY_MIN_SIZE: 2}
+
+
+def test_no_upper_bound_on_a_list_size() -> None:
+    """The false alarm of the issue: at most 7 in 25 responses, 8 in the 26th. A list's size grows with the data
+    or follows the request: no maximum is ever proposed."""
+    sizes = [7] * 9 + [6] * 6 + [5] * 5 + [4] * 3 + [3] * 2
+    found = kinds("tags", "array", [list(range(n)) for n in sizes])
+    assert K.ARRAY_MAX_SIZE not in found and K.ARRAY_SPECIFIC_SIZES not in found
+    pages = [list(range(10))] * 60
+    assert K.ARRAY_MAX_SIZE not in kinds("search", "array", pages)
+
+
+def test_no_size_for_a_list_the_request_shapes() -> None:
+    """An operation with a query parameter (a search, a filter, a page size): its lists hold what was asked."""
+    sized = ProposalSettings(min_responses=1, min_requests=1, request_sized=frozenset({("GET", "/things")}))
+    assert kinds("results", "array", [[{"a": 1}]] * 25, sized) == {}
+    assert kinds("results", "array", [[1, 2]] * 25, sized) == {}
+    # a list inside the records is the records' own
+    log = ObservationLog()
+    for i in range(25):
+        log.add(OP, f"r{i}", summarize(["items[].tags"], {"items": [{"tags": ["a", "b"]}] * 3}))
+    found = propose(log.store(), [field("items[].tags", "array")], sized)
+    assert [(o.kind, o.value) for o in found] == [(K.ARRAY_SPECIFIC_SIZES, (2,))]
 
 
 def test_sorted_numeric_arrays() -> None:
     ascending = [[i, i + 1, i + 5] for i in range(7)]
-    assert kinds("scores", "array", ascending, items_type="number") == {K.ARRAY_NUMBER_ASC_ORDER: None}
+    assert kinds("scores", "array", ascending, items_type="number") == {K.ARRAY_NUMBER_ASC_ORDER: None,
+                                                                       K.ARRAY_MIN_SIZE: 1}
     assert kinds("scores", "array", ascending[:6], items_type="number") == {}
     descending = [[i + 5, i + 1, i] for i in range(7)]
-    assert kinds("scores", "array", descending, items_type="integer") == {K.ARRAY_NUMBER_DESC_ORDER: None}
+    assert kinds("scores", "array", descending, items_type="integer") == {K.ARRAY_NUMBER_DESC_ORDER: None,
+                                                                         K.ARRAY_MIN_SIZE: 1}
     flat = [[3, 3]] * 20  # sorted both ways, says nothing
     assert K.ARRAY_NUMBER_ASC_ORDER not in kinds("scores", "array", flat, items_type="number")
-    assert kinds("names", "array", ascending, items_type="string") == {}
+    assert kinds("names", "array", ascending, items_type="string") == {K.ARRAY_MIN_SIZE: 1}
 
 
 def test_values_of_another_type_than_the_field_stop_every_proposal() -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from satori_ci.plan import PlanSettings, plan_requests
-from satori_ci.plan.expand import build_requests
+from satori_ci.plan.expand import EVIDENCE_REQUESTS, build_requests
 from satori_ci.plan.explore import Explorer, Send, base_id
 from satori_ci.plan.model import SkipKind
 from satori_ci.plan.requests import RequestSet
@@ -127,3 +128,37 @@ def test_a_page_parameter_is_counted_up_while_pages_give_new_values(tmp_path: Pa
     assert second.request.url(BASE).endswith("/things?page=2")
     explorer.feed(second, 200, _items("t1"))  # the same items: the server ignores the page
     assert not [s for s in explorer.round() if "page" in s.request.url(BASE)]
+
+
+def test_when_observing_the_explorer_gathers_evidence_once_nothing_else_is_left(tmp_path: Path) -> None:
+    """`evidence`: after its `samples`, an operation that answered is sent again with values not tried yet, up to
+    `evidence` requests, in rounds of their own once no other safe request is left."""
+    planned = _spec(tmp_path)
+    assert planned.evidence == 0
+    explorer = Explorer(replace(planned, evidence=5), BASE, samples=2, budget=100)
+    [listing] = explorer.round()
+    explorer.feed(listing, 200, _items(*(f"t{i}" for i in range(7))))
+    sent: list[str] = []
+    while round_ := explorer.round():
+        for send in round_:
+            explorer.feed(send, 200, {"id": send.bindings[0][1]})
+        sent.extend(_paths(round_))
+    assert len(sent) == 5 and len(set(sent)) == 5  # 2 samples, then 3 more for evidence, each a new value
+    # an operation that never answered gathers none
+    explorer = Explorer(replace(planned, evidence=5), BASE, samples=2, budget=100)
+    [listing] = explorer.round()
+    explorer.feed(listing, 200, _items(*(f"t{i}" for i in range(20))))
+    tries = 0
+    while round_ := explorer.round():
+        tries += len(round_)
+        for send in round_:
+            explorer.feed(send, 404, None)
+    assert tries == 8  # up to 4 x samples while not reached, no evidence round
+
+
+def test_build_requests_asks_for_evidence_only_when_observing(tmp_path: Path) -> None:
+    path = tmp_path / "openapi.yaml"
+    _spec(tmp_path)
+    spec = load_spec(str(path))
+    observing = build_requests(spec, [], BASE, (), plan_requests(spec, PlanSettings()), observe={})
+    assert observing.evidence == EVIDENCE_REQUESTS == 20

@@ -77,8 +77,7 @@ def test_every_get_operation_the_data_allows_is_reached(app: ExploreApp, oracles
 
 def test_values_are_spread_over_the_list_not_the_first_ones(app: ExploreApp, oracles: Path, tmp_path: Path) -> None:
     _run(app, oracles, tmp_path, "native")
-    silences = [t for t in _sent(app) if t.startswith("/silence/")]
-    assert len(silences) == 3
+    silences = [t for t in _sent(app) if t.startswith("/silence/")][:3]  # the first round's (then evidence)
     assert silences != ["/silence/sil-0", "/silence/sil-1", "/silence/sil-2"]
     states = {int(t[-1]) % 2 for t in silences}
     assert states == {0, 1}  # both states (the items' enum-like field)

@@ -430,7 +430,9 @@
 
   // -- observations: the twin of summarize in satori_ci/observe/summary.py (same JSON, see its docstring) --
 
-  var FORMATS = [['url', isUrl], ['numeric', isNumeric], ['email', isEmail], ['date', isDate], ['time', isTime]];
+  // counter: ends in five digits or more (numbered in sequence); no oracle kind, see propose.py
+  var FORMATS = [['url', isUrl], ['numeric', isNumeric], ['email', isEmail], ['date', isDate], ['time', isTime],
+    ['counter', function (s) { return /[0-9]{5}$/.test(s); }]];
 
   function distinct(keys, maxValues) {
     var seen = Object.create(null);
