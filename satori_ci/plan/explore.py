@@ -131,10 +131,11 @@ class Explorer:
         the whole run chooses); empty when nothing is left or the budget is spent. Safe operations come first,
         round after round, then the evidence rounds, then opted-in writes, deletions last."""
         self.before = Counter(self.sent)
+        reserved = self._reserved()
         for phase in (0, EVIDENCE_PHASE, 1, 2):
             chosen: list[Send] = []
             for label in self.order:
-                found = self._for_evidence(label) if phase == EVIDENCE_PHASE else (
+                found = self._for_evidence(label, reserved) if phase == EVIDENCE_PHASE else (
                     self._ready(label) if _phase(label) == phase else None)
                 if found is None:
                     continue
@@ -149,13 +150,24 @@ class Explorer:
                 return chosen
         return []
 
-    def _for_evidence(self, label: str) -> Send | None:
+    def _for_evidence(self, label: str, reserved: int) -> Send | None:
         """A further request of a safe explored operation that answered, with values not tried yet, while it has
-        sent fewer than `evidence` (see the module docstring)."""
+        sent fewer than `evidence` and the budget keeps `reserved` for the opted-in writes still to come."""
         explored = self.explored.get(label)
         if explored is None or _phase(label) != 0 or label not in self.reached or self.sent[label] >= self.evidence:
             return None
+        if self.spent + self.costs.get(label, 1) + reserved > self.budget:
+            return None
         return self._binding(explored)
+
+    def _reserved(self) -> int:
+        """The requests the opted-in writes still have to send (the evidence rounds leave them the budget); once
+        one was sent, the whole budget (no evidence is gathered after a write)."""
+        writes = [label for label in self.order if _phase(label) != 0]
+        if any(self.sent[label] for label in writes):
+            return self.budget
+        return (sum(len(self.fixed.get(label, ())) for label in writes)
+                + sum(max(0, self.samples - self.sent[label]) for label in writes if label in self.explored))
 
     def estimate(self) -> int:
         """About how many requests the run sends (for a progress bar): within the budget."""

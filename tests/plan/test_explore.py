@@ -162,3 +162,19 @@ def test_build_requests_asks_for_evidence_only_when_observing(tmp_path: Path) ->
     spec = load_spec(str(path))
     observing = build_requests(spec, [], BASE, (), plan_requests(spec, PlanSettings()), observe={})
     assert observing.evidence == EVIDENCE_REQUESTS == 20
+
+
+def test_evidence_leaves_the_budget_of_the_opted_in_writes(tmp_path: Path) -> None:
+    """The evidence rounds come before any write and never take what the writes still need."""
+    planned = _spec(tmp_path)
+    explorer = Explorer(replace(planned, evidence=50), BASE, samples=1, budget=6)
+    explorer.fixed["POST /things"] = [planned.groups[0].requests[0]] * 2  # two opted-in writes to come
+    explorer.order.append("POST /things")
+    sent: list[str] = []
+    while round_ := explorer.round():
+        for send in round_:
+            explorer.feed(send, 200, _items(*(f"t{i}" for i in range(9))) if send.operation == "GET /things"
+                          else {"id": "x"})
+        sent.extend(s.operation for s in round_)
+    assert sent.count("POST /things") == 2 and sent[-2:] == ["POST /things", "POST /things"]
+    assert len(sent) == 6  # the list, its consumer's sample, two evidence requests, the two writes
