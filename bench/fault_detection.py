@@ -1,25 +1,27 @@
-"""Fault detection: mutate real recorded responses the way JSONMutator does and count the mutants the oracles catch.
+"""Fault detection through the CLI: mutate real recorded responses the way JSONMutator does, and count the mutants
+the oracles catch, with `satori-ci` run as a user runs it (`infer`, `verify`, `accept`), in its own processes.
 
-For each labelled operation in ../shared/data, every round mutates one value of every recorded response:
-a string (replaced, one character added/removed/changed, emptied), a number (replaced, nudged, set to a
-boundary), a boolean (flipped), or an array (one element removed, emptied, reordered). Mutants stay
-schema-valid and non-null: types are kept, a field's declared enum, bounds and item counts are respected
-(an enum string becomes another member of the enum). The mutated responses go through the same check as
-`satori-ci verify`. A mutant is caught when it has a violation its original response does not have.
+For each labelled operation in ../shared/data, every round mutates one value of every recorded response: a string
+(replaced, one character added/removed/changed, emptied), a number (replaced, nudged, set to a boundary), a boolean
+(flipped), or an array (one element removed, emptied, reordered). Mutants stay schema-valid and non-null: types are
+kept, a field's declared enum, bounds and item counts are respected. A mutant is caught when `satori-ci verify`
+reports a violation on it that its original response does not have.
 
-Printed per operation and oracle source: (a) `rules`, the rules backend's inference; (b) `+observed`, the
-rules plus the oracles `satori_ci.observe` proposes from observed responses, learned from one half of the
-operation's recorded responses and checked on the mutants (and the unmutated responses) of the other half,
-both ways round (even lines learn and odd lines are checked, then the reverse: two-fold cross-validation,
-so every mutant is checked once, by oracles learned without its response); (c) `labels`, the ground truth
-in labels.jsonl. For each: the share of mutants caught (the fault detection rate, FDR, as in the SATORI
-paper), the share of unmutated responses that already fail (false alarms, or real API bugs), and the share
-that fail on something else than the known real bugs (`other`: a violation of a (field, kind) that no label
-violated on the unmutated responses; labels.notes.md documents those). The observed oracles are all
-accepted (enabled), as a reviewer would accept them; `--observe-min N` is the responses an operation needs
-before anything is proposed (default 20, of the 25 of a half), `--alpha` the level of the confidence tests.
+Per operation, in a fresh git repository of its own:
+- `rules`: `satori-ci infer SPEC` (the rules backend), then `verify --no-observe --list-all` on every response and
+  every mutant;
+- `+observed` (two-fold): `verify` on one half of the responses (even lines, then odd ones) feeds the observation
+  store and writes the suggestions into the oracle file, `satori-ci accept SPEC --all` switches every one on (as a
+  reviewer accepting them all would), then `verify --no-observe --list-all` checks the other half and its mutants:
+  every mutant is checked once, by oracles learned without its response;
+- `labels` (reference, in-process): the ground truth of labels.jsonl.
 
-    python3 bench/fault_detection.py [--rounds 100] [--seed 0] [--data DIR] [--observe-min 20] [--alpha 0.01]
+Printed: the share of mutants caught (FDR, as in the SATORI paper), the share of unmutated responses that fail
+(false alarms, or real API bugs), and for `+observed` the **false-alarm oracles**: accepted observed oracles that
+an unmutated held-out response violates (the goal is 0), each listed. `--observe-min N` sets the config's
+`observe: min_responses`.
+
+    python3 bench/fault_detection.py [--rounds 100] [--seed 0] [--data DIR] [--observe-min N] [--operation NAME]
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ import argparse
 import copy
 import json
 import random
+import shutil
 import string
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -38,12 +43,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from satori_ci.observe.apply import apply_proposals
-from satori_ci.observe.fields import observed_fields
-from satori_ci.observe.propose import ProposalSettings, propose
-from satori_ci.oracles.file import FieldEntry, OracleFile, normalize_value
+from satori_ci.oracles.file import load_oracle_file, normalize_value
 from satori_ci.oracles.kinds import OracleKind
-from satori_ci.oracles.model import OBSERVED, Oracle
+from satori_ci.oracles.model import Oracle
 from satori_ci.run.verify import Recorded, verify_responses
 from satori_ci.spec import FieldFacts, Spec, load_spec
 from satori_ci.spec.model import OperationKey
@@ -66,26 +68,6 @@ def label_oracles(folder: Path) -> list[Oracle]:
         out.append(Oracle(OperationKey(raw["method"], raw["path"], str(raw["status"])), raw["field"], kind,
                           normalize_value(kind, raw.get("value")), "label", raw.get("reason", "")))
     return out
-
-
-def rules_oracles(spec: Spec, fields: list[Any]) -> list[Oracle] | None:
-    try:
-        from satori_ci.infer.rules import RulesBackend
-    except ImportError:
-        return None
-    return [o for r in RulesBackend(spec=spec).infer(fields).results for o in r.oracles]
-
-
-def learned_oracles(spec: Spec, fields: list[Any], existing: list[Oracle], train: list[Recorded],
-                    null_like: tuple[str, ...], settings: ProposalSettings) -> list[Oracle]:
-    """The observed oracles proposed from `train` that the oracle file would take next to `existing`, accepted."""
-    result = verify_responses(spec, [], train, null_like, observe=observed_fields(fields))
-    assert result.observed is not None
-    entries = [FieldEntry(f.operation, f.field, f.fingerprint,
-                          tuple(o for o in existing if o.operation == f.operation and o.field == f.field))
-               for f in fields]
-    merged = apply_proposals(OracleFile("", tuple(entries)), propose(result.observed, fields, settings))
-    return [replace(o, enabled=True) for e in merged.entries for o in e.oracles if o.source == OBSERVED]
 
 
 # -- mutation ------------------------------------------------------------------------------------------
@@ -224,54 +206,125 @@ def mutate(body: Any, facts: dict[str, FieldFacts], rng: random.Random) -> tuple
     return None
 
 
-# -- measuring ------------------------------------------------------------------------------------------
+# -- measuring, through the CLI -------------------------------------------------------------------------------
 
 
 @dataclass
 class Score:
     responses: int = 0
     false_alarms: int = 0
-    other_alarms: int = 0
-    """False alarms that are not the known real bugs (a (field, kind) no label violated on real responses)."""
     oracles: int = 0
     mutants: int = 0
     caught: int = 0
     by_operator: Counter[str] = field(default_factory=Counter)
     caught_by_operator: Counter[str] = field(default_factory=Counter)
+    false_alarm_oracles: set[str] = field(default_factory=set)
+    """Accepted observed oracles an unmutated held-out response violates (`+observed` only)."""
+
+
+Signature = tuple[str, str, str, str]
+
+
+class Project:
+    """A fresh git repository holding one operation's spec; runs `satori-ci` there, in its own process."""
+
+    def __init__(self, root: Path, folder: Path, null_like: tuple[str, ...], observe_min: int | None) -> None:
+        self.root = root
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        shutil.copyfile(folder / "spec.json", root / "spec.json")
+        if observe_min is not None:
+            (root / ".satori.yml").write_text(
+                f"specs:\n  - path: spec.json\n    observe: {{min_responses: {observe_min}}}\n", encoding="utf-8")
+        self.null_like = [a for v in null_like for a in ("--null-like", v)]
+
+    def cli(self, *args: str, ok: tuple[int, ...] = (0,)) -> None:
+        done = subprocess.run([sys.executable, "-m", "satori_ci", *args], cwd=self.root, capture_output=True,
+                              text=True)
+        if done.returncode not in ok:
+            raise SystemExit(f"satori-ci {' '.join(args[:1])} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
+
+    def write(self, name: str, lines: list[dict[str, Any]]) -> str:
+        (self.root / name).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
+                                      encoding="utf-8")
+        return name
+
+    def verify(self, oracles: str, responses: str, observe: bool = False) -> list[set[Signature]]:
+        """`verify`'s violations, per line of `responses` (observing when asked, which also writes suggestions)."""
+        report = f"{responses}.report.json"
+        extra = [] if observe else ["--no-observe", "--list-all", "--report", report]
+        self.cli("verify", "spec.json", "--oracles", oracles, "--responses", responses, *self.null_like, *extra,
+                 ok=(0, 1))
+        count = len((self.root / responses).read_text(encoding="utf-8").splitlines())
+        out: list[set[Signature]] = [set() for _ in range(count)]
+        if observe:
+            return out
+        for v in json.loads((self.root / report).read_text(encoding="utf-8"))["violations"]:
+            line = int(v["request"]["item"].rsplit(":", 1)[1])
+            out[line - 1].add((v["field"], v["oracle"], v["pointer"], v["value"]))
+            if v.get("source") == "observed":
+                out[line - 1].add(("observed", f"{v['field']} {v['oracle']} {json.dumps(v.get('oracle_value'))}",
+                                   "", ""))
+        return out
+
+
+def _line_of(x: dict[str, Any], body: Any | None = None) -> dict[str, Any]:
+    return {**x, "body": x["body"] if body is None else body}
+
+
+def _score(score: Score, project: Project, oracles: str, originals: list[tuple[int, dict[str, Any]]],
+           mutants: list[tuple[int, str, dict[str, Any]]], tag: str) -> None:
+    """Add the false alarms on `originals` and the mutants caught (mutants of other responses are not scored)."""
+    before_list = project.verify(oracles, project.write(f"{tag}.originals.jsonl", [x for _, x in originals]))
+    before = {i: found for (i, _), found in zip(originals, before_list, strict=True)}
+    score.responses += len(originals)
+    score.false_alarms += sum(1 for found in before_list if found)
+    for found in before_list:
+        score.false_alarm_oracles.update(s[1] for s in found if s[0] == "observed")
+    mine = [m for m in mutants if m[0] in before]
+    after = project.verify(oracles, project.write(f"{tag}.mutants.jsonl", [m for _, _, m in mine]))
+    for (i, operator, _), found in zip(mine, after, strict=True):
+        score.mutants += 1
+        score.by_operator[operator] += 1
+        if {s for s in found if s[0] != "observed"} - before[i]:
+            score.caught += 1
+            score.caught_by_operator[operator] += 1
+
+
+def _count_oracles(project: Project, oracles: str, method: str, path: str, source: str | None = None) -> int:
+    text = (project.root / oracles).read_text(encoding="utf-8")
+    file = load_oracle_file(text, oracles)
+    return sum(1 for e in file.entries for o in e.oracles if e.operation.method == method and
+               e.operation.path == path and o.enabled and (source is None or o.source == source))
+
+
+def _labels_score(folder: Path, spec: Spec, originals: list[Recorded], mutants: list[tuple[int, str, Recorded]],
+                  null_like: tuple[str, ...]) -> Score:
+    """The ground truth's FDR, in-process (a reference line, not the product)."""
+    oracles = label_oracles(folder)
+    score = Score(oracles=len(oracles), responses=len(originals))
+    before = _signatures(spec, oracles, originals, null_like)
+    score.false_alarms = sum(1 for found in before if found)
+    after = _signatures(spec, oracles, [m for _, _, m in mutants], null_like)
+    for (i, operator, _), found in zip(mutants, after, strict=True):
+        score.mutants += 1
+        score.by_operator[operator] += 1
+        if found - before[i]:
+            score.caught += 1
+            score.caught_by_operator[operator] += 1
+    return score
 
 
 def _signatures(spec: Spec, oracles: list[Oracle], recorded: list[Recorded],
-                null_like: tuple[str, ...]) -> list[set[tuple[str, str, str, str]]]:
+                null_like: tuple[str, ...]) -> list[set[Signature]]:
     result = verify_responses(spec, oracles, recorded, null_like)
-    out: list[set[tuple[str, str, str, str]]] = [set() for _ in recorded]
+    out: list[set[Signature]] = [set() for _ in recorded]
     index = {r.where: i for i, r in enumerate(recorded)}
     for v in result.violations:
         out[index[v.request.item]].add((v.field, v.oracle.kind.value, v.pointer, v.value))
     return out
 
 
-Signature = tuple[str, str, str, str]
-
-
-def _score(score: Score, spec: Spec, oracles: list[Oracle], originals: list[tuple[int, Recorded]],
-           mutants: list[tuple[int, str, Recorded]], null_like: tuple[str, ...], known: set[tuple[str, str]]) -> None:
-    """Add the false alarms on `originals` and the mutants caught (mutants of other responses are not scored)."""
-    before_list = _signatures(spec, oracles, [r for _, r in originals], null_like)
-    before = {i: found for (i, _), found in zip(originals, before_list, strict=True)}
-    score.responses += len(originals)
-    score.false_alarms += sum(1 for s in before_list if s)
-    score.other_alarms += sum(1 for s in before_list if any((f, k) not in known for f, k, _, _ in s))
-    mine = [m for m in mutants if m[0] in before]
-    after = _signatures(spec, oracles, [m for _, _, m in mine], null_like)
-    for (i, operator, _), found in zip(mine, after, strict=True):
-        score.mutants += 1
-        score.by_operator[operator] += 1
-        if found - before[i]:
-            score.caught += 1
-            score.caught_by_operator[operator] += 1
-
-
-def measure(folder: Path, rounds: int, seed: int, settings: ProposalSettings | None = None) -> dict[str, Score]:
+def measure(folder: Path, rounds: int, seed: int, observe_min: int | None, work: Path) -> dict[str, Score]:
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     null_like = tuple(meta.get("null_like") or ())
     spec = load_spec(str(folder / "spec.json"))
@@ -279,39 +332,36 @@ def measure(folder: Path, rounds: int, seed: int, settings: ProposalSettings | N
     fields = [f for f in spec.fields if f.operation.method == meta["method"] and f.operation.path == meta["path"]
               and f.operation_id == first.get("operation_id")]
     facts = {f.field: f.facts for f in fields}
-    sources: dict[str, list[Oracle]] = {"labels": label_oracles(folder)}
-    inferred = rules_oracles(spec, fields)
-    if inferred is not None:
-        sources["rules"] = inferred
     lines = [json.loads(x) for x in (folder / "responses.jsonl").read_text(encoding="utf-8").splitlines() if x]
-    originals = [Recorded(f"{folder.name}:{i + 1}", x["method"], x["path"], str(x["status"]), x["body"],
-                          str(x.get("query") or ""), str(x.get("path_params") or ""))
-                 for i, x in enumerate(lines)]
     rng = random.Random(f"{seed}:{folder.name}")
-    mutants: list[tuple[int, str, Recorded]] = []
-    for r in range(rounds):
-        for i, original in enumerate(originals):
-            change = mutate(original.body, facts, rng)
+    mutants: list[tuple[int, str, dict[str, Any]]] = []
+    for _ in range(rounds):
+        for i, original in enumerate(lines):
+            change = mutate(original["body"], facts, rng)
             if change is not None:
-                mutants.append((i, change[0], Recorded(f"{original.where}#{r}", original.method, original.path,
-                                                       original.status, change[1])))
-    known = {(f, k) for s in _signatures(spec, sources["labels"], originals, null_like) for f, k, _, _ in s}
-    everything = list(enumerate(originals))
-    scores: dict[str, Score] = {}
-    for name, oracles in sources.items():
-        score = scores[name] = Score(oracles=len(oracles))
-        _score(score, spec, oracles, everything, mutants, null_like, known)
-    if "rules" in sources:
-        score = scores["+observed"] = Score()
-        for fold in (0, 1):
-            train = [r for i, r in everything if i % 2 == fold]
-            held = [(i, r) for i, r in everything if i % 2 != fold]
-            learned = learned_oracles(spec, fields, sources["rules"], train, null_like,
-                                      settings or ProposalSettings())
-            score.oracles += len(sources["rules"]) + len(learned)
-            _score(score, spec, [*sources["rules"], *learned], held, mutants, null_like, known)
-        score.oracles //= 2
-    return {name: scores[name] for name in ("rules", "+observed", "labels") if name in scores}
+                mutants.append((i, change[0], _line_of(original, change[1])))
+    recorded = [Recorded(f"{folder.name}:{i + 1}", x["method"], x["path"], str(x["status"]), x["body"],
+                         str(x.get("query") or ""), str(x.get("path_params") or "")) for i, x in enumerate(lines)]
+    recorded_mutants = [(i, op, replace(recorded[i], where=f"m{n}", body=m["body"]))
+                        for n, (i, op, m) in enumerate(mutants)]
+    project = Project(work / folder.name, folder, null_like, observe_min)
+    project.cli("infer", "spec.json", "--oracles", "rules.oracles.yaml", "--quiet")
+    everything = list(enumerate(lines))
+    rules = Score(oracles=_count_oracles(project, "rules.oracles.yaml", meta["method"], meta["path"]))
+    _score(rules, project, "rules.oracles.yaml", everything, mutants, "rules")
+    observed = Score()
+    for fold in (0, 1):
+        oracles = f"fold{fold}.oracles.yaml"
+        shutil.copyfile(project.root / "rules.oracles.yaml", project.root / oracles)
+        train = project.write(f"fold{fold}.train.jsonl", [x for i, x in everything if i % 2 == fold])
+        project.verify(oracles, train, observe=True)
+        project.cli("accept", "spec.json", "--oracles", oracles, "--all")
+        observed.oracles += _count_oracles(project, oracles, meta["method"], meta["path"])
+        held = [(i, x) for i, x in everything if i % 2 != fold]
+        _score(observed, project, oracles, held, mutants, f"fold{fold}")
+    observed.oracles //= 2
+    labels = _labels_score(folder, spec, recorded, recorded_mutants, null_like)
+    return {"rules": rules, "+observed": observed, "labels": labels}
 
 
 def _pct(a: int, b: int) -> str:
@@ -319,8 +369,9 @@ def _pct(a: int, b: int) -> str:
 
 
 def _line(name: str, source: str, s: Score) -> str:
+    flagged = str(len(s.false_alarm_oracles)) if source == "+observed" else "-"
     return (f"{name:<22} {source:<10} {s.oracles:>7} {s.responses:>9} {s.mutants:>8} {_pct(s.caught, s.mutants):>7} "
-            f"{_pct(s.false_alarms, s.responses):>13} {_pct(s.other_alarms, s.responses):>7}")
+            f"{_pct(s.false_alarms, s.responses):>13} {flagged:>10}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -328,34 +379,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=100, help="mutants per recorded response (default 100)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--observe-min", type=int, default=ProposalSettings().min_responses, metavar="N",
-                        help="observed responses an operation needs before oracles are proposed (default 20)")
-    parser.add_argument("--alpha", type=float, default=ProposalSettings().alpha,
-                        help="the confidence tests' level: how unlikely by chance a proposal must be (default 0.01)")
+    parser.add_argument("--observe-min", type=int, default=None, metavar="N",
+                        help="the config's observe: min_responses (default: the product's)")
+    parser.add_argument("--operation", action="append", default=[], metavar="NAME",
+                        help="only this data folder (repeatable)")
     args = parser.parse_args(argv)
     folders = sorted(d for d in args.data.iterdir() if (d / "responses.jsonl").is_file()
-                     and (d / "labels.jsonl").is_file()) if args.data.is_dir() else []
+                     and (d / "labels.jsonl").is_file()
+                     and (not args.operation or d.name in args.operation)) if args.data.is_dir() else []
     if not folders:
         print(f"no labelled operations with responses under {args.data}", file=sys.stderr)
         return 2
-    settings = ProposalSettings(min_responses=args.observe_min, alpha=args.alpha)
     print(f"{'operation':<22} {'oracles':<10} {'count':>7} {'responses':>9} {'mutants':>8} {'FDR':>7} "
-          f"{'false alarms':>13} {'other':>7}")
+          f"{'false alarms':>13} {'FA oracles':>10}")
     totals: dict[str, Score] = {}
     rates: dict[str, list[float]] = {}
-    for folder in folders:
-        for name, s in measure(folder, args.rounds, args.seed, settings).items():
-            print(_line(folder.name, name, s))
-            t = totals.setdefault(name, Score())
-            for attr in ("responses", "false_alarms", "other_alarms", "mutants", "caught", "oracles"):
-                setattr(t, attr, getattr(t, attr) + getattr(s, attr))
-            t.by_operator.update(s.by_operator)
-            t.caught_by_operator.update(s.caught_by_operator)
-            rates.setdefault(name, []).append(s.caught / s.mutants if s.mutants else 0.0)
+    with tempfile.TemporaryDirectory(prefix="satori-fdr-") as work:
+        for folder in folders:
+            for name, s in measure(folder, args.rounds, args.seed, args.observe_min, Path(work)).items():
+                print(_line(folder.name, name, s), flush=True)
+                t = totals.setdefault(name, Score())
+                for attr in ("responses", "false_alarms", "mutants", "caught", "oracles"):
+                    setattr(t, attr, getattr(t, attr) + getattr(s, attr))
+                t.by_operator.update(s.by_operator)
+                t.caught_by_operator.update(s.caught_by_operator)
+                t.false_alarm_oracles.update(f"{folder.name}: {o}" for o in s.false_alarm_oracles)
+                rates.setdefault(name, []).append(s.caught / s.mutants if s.mutants else 0.0)
     for name, t in totals.items():
         print(_line("all (pooled)", name, t))
     for name, found in rates.items():
         print(f"{'mean of operations':<22} {name:<10} {'':>7} {'':>9} {'':>8} {100 * sum(found) / len(found):6.1f}%")
+    base, observed = totals["rules"], totals["+observed"]
+    if base.caught:
+        ratio = observed.caught / observed.mutants / (base.caught / base.mutants)
+        print(f"\n+observed / rules (pooled FDR): {ratio:.2f}x")
+    print(f"false-alarm oracles (accepted observed oracles a held-out response violates): "
+          f"{len(observed.false_alarm_oracles)}")
+    for line in sorted(observed.false_alarm_oracles):
+        print(f"  {line}")
     print("\nFDR by mutation (all operations):")
     names = list(totals)
     print(f"{'mutation':<24} {'mutants':>8} " + " ".join(f"{n:>10}" for n in names))
