@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import os
 import sys
 from dataclasses import replace
@@ -133,10 +134,11 @@ def _observe(args: argparse.Namespace, spec: Spec, fields: list[ResponseField] |
     waiting = pending(found.file)
     ops = found.store.operations.values()
     ready_ops = sum(1 for op in ops if ready(op, settings))
-    said = (f"{len(waiting)} observed oracle(s) suggested in {args.oracles}, off until you accept one with "
-            "`enabled: true`" if waiting else
+    accept = shlex.join(["satori-ci", "accept", args.spec, "--oracles", args.oracles, "--all"])
+    said = (f"{len(waiting)} observed oracle(s) suggested in {args.oracles}, off until you accept them "
+            f"(all: {accept})" if waiting else
             f"no oracle suggested yet ({ready_ops} of {len(ops)} operation(s) have the {settings.min_responses} "
-            f"responses from {settings.min_requests} requests suggestions need)")
+            f"responses from {settings.min_requests} requests, or list elements, suggestions need)")
     print(f"satori-ci: observed {_plural(found.responses, 'response')} into {store_file}; {said}", file=sys.stderr)
 
 

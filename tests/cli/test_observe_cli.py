@@ -77,8 +77,8 @@ def test_verify_twice_suggests_then_accepting_one_checks_it(project: Path, capsy
     assert store["operations"]["GET /things 200"]["responses"] == 3
 
     assert main([*args, _responses(project / "b.jsonl", range(3, 24))]) == 0
-    assert "observed oracle(s) suggested in .satori/api.oracles.yaml, off until you accept one" in \
-        capsys.readouterr().err
+    assert ("observed oracle(s) suggested in .satori/api.oracles.yaml, off until you accept them (all: satori-ci "
+            "accept api.yaml --oracles .satori/api.oracles.yaml --all)") in capsys.readouterr().err
     suggested = _observed(oracles)
     assert ("status", "string_specific_values", ("ok",), 24, False) in suggested  # counted in responses
     assert ("items[].id", "string_fixed_length", 22, 72, False) in suggested  # counted in items
