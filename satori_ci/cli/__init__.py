@@ -19,7 +19,7 @@ from types import FrameType
 from typing import NoReturn
 
 from satori_ci import __version__
-from satori_ci.cli import check_commands, infer_commands, run_commands, spec_commands
+from satori_ci.cli import check_commands, infer_commands, review_commands, run_commands, spec_commands
 from satori_ci.cli.errors import stop
 from satori_ci.config import ConfigError, load_config
 from satori_ci.errors import ExitCode, terminate_as_interrupt
@@ -27,7 +27,7 @@ from satori_ci.redaction import environ_secrets, header_secrets, installed, url_
 
 Handler = Callable[[argparse.Namespace], int]
 
-COMMAND_MODULES = (spec_commands, infer_commands, run_commands, check_commands)
+COMMAND_MODULES = (spec_commands, infer_commands, review_commands, run_commands, check_commands)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 import os
+import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path

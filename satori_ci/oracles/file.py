@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ from satori_ci.spec.errors import SpecError
 from satori_ci.spec.model import OperationKey
 from satori_ci.spec.paths import FieldPathError
 from satori_ci.spec.paths import parse as parse_field_path
-from satori_ci.spec.yaml_loader import load_yaml
+from satori_ci.spec.yaml_loader import KeyLines, load_yaml
 
 FORMAT_VERSION = 1
 METHOD_ORDER = {m: i for i, m in enumerate(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"))}
@@ -45,8 +46,8 @@ HEADER = """\
 # - add your own: add a line with `source: manual` and a `reason`
 # Your edits stay as long as the field's fingerprint is unchanged. When the field changes in the
 # spec, they are kept with `review: ...`: check them, then delete the `review` key.
-# `source: observed` lines are suggestions from observed responses (`evidence`: how many support it),
-# off until you accept one with `enabled: true`; to dismiss one for good, set its `source: manual`.
+# `source: observed` lines: suggestions from observed responses (`evidence`), off until accepted
+# (`satori-ci accept SPEC --all`, or `enabled: true`); dismissed for good by `satori-ci reject SPEC`.
 """
 
 
@@ -172,26 +173,73 @@ def dump_oracle_file(data: OracleFile) -> str:
 def load_oracle_file(text: str, name: str) -> OracleFile:
     """Read an oracle file (written by satori-ci or edited by hand): as the emitter wrote it, without a YAML
     parser (`canonical`); otherwise, or to name the line of a mistake, with the YAML loader."""
+    fast = _read_canonical(text, name)
+    if fast is not None:
+        return fast[1]
+    raw, key_lines = _parse_yaml(text, name)
+    return _read_yaml(raw, key_lines, text, name).read(raw) if raw is not None else OracleFile(spec="", entries=())
+
+
+def _read_canonical(text: str, name: str) -> tuple[_Reader, OracleFile] | None:
+    """The file as the emitter wrote it, read without YAML; None otherwise, or when it holds a mistake (the YAML
+    loader then names its line)."""
     raw = read_canonical(text)
-    if raw is not None:
-        try:
-            fast = _Reader(name, {})
-            fast.check_values(raw, strings=_may_hold_surrogates(text))
-            return fast.read(raw)
-        except OracleFileError:
-            pass  # said again below, with its line
+    if raw is None:
+        return None
+    reader = _Reader(name, {})
     try:
-        raw, key_lines = load_yaml(text.encode("utf-8", "surrogatepass"), name)
+        reader.check_values(raw, strings=_may_hold_surrogates(text))
+        return reader, reader.read(raw)
+    except OracleFileError:
+        return None
+
+
+def _parse_yaml(text: str, name: str, shared: set[int] | None = None) -> tuple[Any, KeyLines]:
+    try:
+        return load_yaml(text.encode("utf-8", "surrogatepass"), name, shared=shared)
     except SpecError as exc:
         raise OracleFileError(str(exc)) from None
     except ValueError as exc:  # int() refuses a decimal literal past sys.get_int_max_str_digits() (4300)
         raise OracleFileError(_long_number(text, name, exc)) from None
-    if raw is None:
-        return OracleFile(spec="", entries=())
+
+
+def _read_yaml(raw: Any, key_lines: KeyLines, text: str, name: str) -> _Reader:
     reader = _Reader(name, key_lines)
     if isinstance(raw, dict):
         reader.check_values(raw, strings=_may_hold_surrogates(text))
-    return reader.read(raw)
+    return reader
+
+
+@dataclass(frozen=True)
+class OracleSites:
+    """An oracle file as read, and where each oracle's keys are written: `lines[e][i]` maps each key that the
+    `i`th oracle of `file.entries[e]` writes itself to its 1-based line: empty for an oracle that YAML aliases
+    place at several positions or merge (`<<`) into another; a key it gets from a merge has no line."""
+
+    file: OracleFile
+    lines: tuple[tuple[dict[str, int], ...], ...]
+
+
+def load_oracle_sites(text: str, name: str) -> OracleSites:
+    """`load_oracle_file`, with the line of every oracle's keys (to edit the text in place). A file as the emitter
+    writes it has every oracle on a line of its own starting `        - `, and no line break but `\\n`; any other
+    file is read by the YAML loader, which knows the line of every key."""
+    fast = _read_canonical(text, name) if not any(c in text for c in "\r\x85\u2028\u2029") else None
+    if fast is not None:
+        reader, file = fast
+        starts = iter(n for n, line in enumerate(text.split("\n"), start=1) if line.startswith("        - "))
+        return OracleSites(file, tuple(tuple(dict.fromkeys(oracle, next(starts)) for oracle in entry)
+                                       for entry in reader.oracles))
+    shared: set[int] = set()
+    raw, key_lines = _parse_yaml(text, name, shared)
+    if raw is None:
+        return OracleSites(OracleFile(spec="", entries=()), ())
+    reader = _read_yaml(raw, key_lines, text, name)
+    file = reader.read(raw)
+    uses = Counter(id(o) for entry in reader.oracles for o in entry)  # an alias of the list or field holding it
+    lines = tuple(tuple({} if uses[id(o)] > 1 or id(o) in shared else dict(key_lines.get(id(o), {})) for o in entry)
+                  for entry in reader.oracles)
+    return OracleSites(file, lines)
 
 
 def _long_number(text: str, name: str, exc: ValueError) -> str:
@@ -233,9 +281,11 @@ def _shown_key(key: str) -> str:
 
 
 class _Reader:
-    def __init__(self, name: str, key_lines: dict[int, dict[str, int]]) -> None:
+    def __init__(self, name: str, key_lines: KeyLines) -> None:
         self.name = name
         self.key_lines = key_lines
+        self.oracles: list[list[dict[str, Any]]] = []
+        """Per entry read, its oracles' raw mappings (for `load_oracle_sites`)."""
 
     def fail(self, container: Any, key: str, message: str) -> OracleFileError:
         line = self.key_lines.get(id(container), {}).get(key) if isinstance(container, dict) else None
@@ -313,6 +363,7 @@ class _Reader:
         if not isinstance(oracles_raw, list):
             raise self.fail(body, "oracles", f"'oracles' of {field!r} must be a list")
         oracles = tuple(self._oracle(operation, field, o, body) for o in oracles_raw)
+        self.oracles.append(oracles_raw)
         context = body.get("context")
         return FieldEntry(operation, field, str(body.get("fingerprint") or ""), oracles,
                           str(context) if context else None)

@@ -38,7 +38,7 @@ def test_observed_oracles_round_trip_byte_for_byte() -> None:
     text = dump_oracle_file(data)
     assert ('- {kind: string_fixed_length, value: 22, source: "observed", evidence: 37, enabled: false, '
             'reason: "observed: in 37 responses"}') in text
-    assert "`source: observed` lines are suggestions" in text
+    assert "`source: observed` lines: suggestions" in text
     again = load_oracle_file(text, "o.yaml")
     assert again == data and dump_oracle_file(again) == text
     assert oracles(again)[1].evidence == 37 and oracles(again)[0].evidence is None
