@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
+from satori_ci.report.accept_commands import oracle_command
 from satori_ci.report.json_report import group_violations, new_suggestions, reviewed_changes, suggestion_key
 from satori_ci.report.model import CheckReport, SpecCheck
 from satori_ci.report.oracle_text import describe
+from satori_ci.report.run_text import observed_mark
 from satori_ci.spec.model import OperationKey
 
 LEVELS = ("error", "warning", "notice")
@@ -44,7 +46,7 @@ def _violations(spec: SpecCheck, report: CheckReport, out: dict[str, list[str]])
         for field, oracles in fields:
             found = [v for _, group in oracles for v in group]
             level = "error" if any(id(v) in failing for v in found) else "warning"
-            parts = [f"{describe(o)}: {g[0].value} at {g[0].pointer or '(body)'}"
+            parts = [f"{describe(o)}{observed_mark(o)}: {g[0].value} at {g[0].pointer or '(body)'}"
                      + (f" (and {len(g) - 1} more)" if len(g) > 1 else "") for o, g in oracles]
             file, line = _where(spec, op, field)
             message = f"{len(found)} value(s) break {len(oracles)} oracle(s): " + "; ".join(parts)
@@ -65,8 +67,8 @@ def _oracle_changes(spec: SpecCheck, out: dict[str, list[str]]) -> None:
     for o in spec.suggestions:
         if suggestion_key(o) in new:
             file, line = _where(spec, o.operation, o.field)
-            out["notice"].append(command("notice", f"{describe(o)} ({o.reason}); accept it with `enabled: true` in "
-                                         f"{spec.oracle_file}", file=file, line=line,
+            out["notice"].append(command("notice", f"{describe(o)} ({o.reason}); accept it with "
+                                         f"`{oracle_command(spec, 'accept', o)}`", file=file, line=line,
                                          title=f"Suggested oracle (observed): {_named(o.operation, o.field)}"))
     for f in diff.fields:
         file, line = _where(spec, f.operation, f.field)

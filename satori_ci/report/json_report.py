@@ -9,6 +9,7 @@ from typing import Any
 from satori_ci.errors import ExitCode
 from satori_ci.oracles.diff import FieldOracleDiff, OracleDiff, oracle_identity
 from satori_ci.oracles.model import OBSERVED, Oracle
+from satori_ci.report.accept_commands import all_command
 from satori_ci.report.model import CheckReport, FailOn, InferenceSummary, SpecCheck
 from satori_ci.report.oracle_text import describe, oracle_diff_json
 from satori_ci.report.spec_text import diff_json
@@ -116,7 +117,7 @@ def _inference(summary: InferenceSummary | None) -> dict[str, Any] | None:
 
 
 def _observed_json(spec: SpecCheck) -> dict[str, Any]:
-    """The observation store's summary, the observed suggestions (how to accept: `enabled: true`) and the
+    """The observation store's summary, the observed suggestions (the commands that accept or reject them all) and the
     suspect oracles with the responses of the trusted side that violated them."""
     new = new_suggestions(spec)
     summary = spec.observation
@@ -126,7 +127,8 @@ def _observed_json(spec: SpecCheck) -> dict[str, Any]:
             "ready": summary.ready, "min_responses": summary.min_responses},
         "suggestions": [{**o.interchange(), "evidence": o.evidence, "enabled": o.enabled,
                          "new": suggestion_key(o) in new} for o in spec.suggestions],
-        "accept": "set `enabled: true` on the oracle's line in the oracle file",
+        "accept": all_command(spec),
+        "reject": all_command(spec, "reject"),
         "suspects": [{"method": k[0], "path": k[1], "status": k[2], "field": k[3], "oracle": k[4],
                       "violating_responses": n} for k, n in sorted(spec.suspects.items())],
     }

@@ -10,6 +10,7 @@ from satori_ci.errors import ExitCode
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
+from satori_ci.report.accept_commands import MAX_OPERATION_COMMANDS, all_command, command_block
 from satori_ci.report.coverage import KIND_TITLES, PER_OPERATION, coverage_of
 from satori_ci.report.json_report import (
     Outcome,
@@ -22,6 +23,7 @@ from satori_ci.report.json_report import (
 )
 from satori_ci.report.model import FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
+from satori_ci.report.run_text import observed_mark
 from satori_ci.run.model import RunResult
 from satori_ci.spec.model import OperationKey
 
@@ -235,8 +237,9 @@ def _suggestions(spec: SpecCheck, limits: Limits) -> list[str]:
             f"{esc.cell_code(describe(o), 160)} | {_plural(o.evidence or 0, 'response')} | {esc.cell(o.reason, 200)} |"
             for o in found]
     intro = (f"{_plural(len(found), 'oracle')} held in every response observed so far ({fresh} new here), in "
-             f"{esc.code(spec.oracle_file)} with `source: observed`, off until you accept them: **accept** one by "
-             "setting `enabled: true` on its line; **dismiss** it for good with `source: \"manual\"` (it stays off).")
+             f"{esc.code(spec.oracle_file)} with `source: observed`, off until you accept them. **Accept** them all or "
+             "one operation's with `satori-ci accept`, **dismiss** them for good with `satori-ci reject` (`--field "
+             "PATH` and `--kind KIND` select too), then commit the oracle file:")
     table = ["| | Operation | Field | Oracle | Evidence | Why |", "|---|---|---|---|---|---|", *rows[: limits.items]]
     if len(rows) > limits.items:
         table.append(f"| | … and {len(rows) - limits.items} more | | | | |")
@@ -244,7 +247,9 @@ def _suggestions(spec: SpecCheck, limits: Limits) -> list[str]:
         table = []
     elif len(rows) > limits.collapse:
         table = [f"<details><summary>{_plural(len(rows), 'suggestion')}</summary>", "", *table, "", "</details>"]
-    return ["#### Suggested oracles (observed in responses)", "", intro, "", *table, *([""] if table else [])]
+    commands = command_block(spec, min(limits.items, MAX_OPERATION_COMMANDS))
+    return ["#### Suggested oracles (observed in responses)", "", intro, "", commands, "", *table,
+            *([""] if table else [])]
 
 
 def _suspects(spec: SpecCheck, limits: Limits) -> list[str]:
@@ -301,7 +306,8 @@ def _violations(spec: SpecCheck, fail_on: FailOn, limits: Limits) -> list[str]:
                 shown_groups += 1
                 new = " 🆕" if mark_new and spec.is_new(found[0]) else ""
                 new += " ⚠️ suspect" if spec.is_suspect(oracle) else ""
-                head = f"| {_field(field, True) if n == 0 else ''} | {esc.cell_code(describe(oracle), 160)}{new} |"
+                shown = esc.cell_code(describe(oracle), 160) + observed_mark(oracle)
+                head = f"| {_field(field, True) if n == 0 else ''} | {shown}{new} |"
                 for i, v in enumerate(found[:per_group]):
                     lead = head if i == 0 else "| | |"
                     before = " (pre-existing)" if mark_new and spec.is_preexisting(v) else ""
@@ -358,7 +364,8 @@ def _howto(spec: SpecCheck) -> list[str]:
            "- **Silence** an oracle that is wrong for this API: set `enabled: false` on its line.",
            '- **Accept** a change the API really made: edit the oracle\'s `value` and set `source: "manual"`, '
            "so that inference keeps your decision.",
-           "- **Accept an observed suggestion** (`source: observed`): set `enabled: true` on its line.",
+           f"- **Accept observed suggestions** (`source: observed`): {esc.code(all_command(spec), 2_000)} (or "
+           "`--operation \"METHOD /path\"`, `--field`, `--kind`); **dismiss** them for good with `satori-ci reject`.",
            "- Commit the updated oracle file (and the observation store next to it) to this pull request: the next "
            "run checks against it.", ""]
     if example is not None:

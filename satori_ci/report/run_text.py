@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from satori_ci.oracles.model import OBSERVED, Oracle
 from satori_ci.plan.model import SENT, SkipKind
 from satori_ci.report.coverage import coverage_of
 from satori_ci.report.escape import visible
@@ -22,12 +23,18 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def observed_mark(oracle: Oracle) -> str:
+    """` (observed)` after a violated oracle that a reviewer accepted from observed responses, else nothing: the
+    one mark every rendering of a violation (comment, terminal, annotations, run text) puts after the oracle."""
+    return " (observed)" if oracle.source == OBSERVED and oracle.enabled else ""
+
+
 def _oracle(v: Violation) -> str:
     value = v.oracle.value
     if value is None:
-        return v.oracle.kind.value
+        return v.oracle.kind.value + observed_mark(v.oracle)
     shown = list(value) if isinstance(value, tuple) else value
-    return f"{v.oracle.kind.value} {json.dumps(shown, ensure_ascii=False)}"
+    return f"{v.oracle.kind.value} {json.dumps(shown, ensure_ascii=False)}{observed_mark(v.oracle)}"
 
 
 def summary_line(result: RunResult, seconds: bool = True) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from satori_ci.report import escape as esc
-from satori_ci.report.json_report import reviewed_changes, verdict
+from satori_ci.report.accept_commands import all_command
+from satori_ci.report.json_report import new_suggestions, reviewed_changes, suggestion_key, verdict
 from satori_ci.report.markdown import FULL, SHORTER, Limits, icon, render_body, verdict_line
 from satori_ci.report.model import CheckReport, SpecCheck
 
@@ -26,6 +27,22 @@ def _row(spec: SpecCheck, report: CheckReport) -> str:
     outcome = f"{icon(spec, found.outcome)} {found.outcome.value.replace('_', ' ')}"
     return (f"| {esc.cell_code(spec.spec)} | {outcome} | {fields} | {oracles} | {spec.oracles_enabled} | "
             f"{found.violations} |")
+
+
+def _suggested(report: CheckReport) -> list[str]:
+    """Per spec with observed suggestions: how many, how many new, and the command that accepts them all."""
+    lines = []
+    for spec in report.specs:
+        if spec.suggestions and spec.error is None:
+            new = new_suggestions(spec)
+            fresh = sum(1 for o in spec.suggestions if suggestion_key(o) in new)
+            lines.append(f"- {esc.code(spec.spec)}: {len(spec.suggestions)} suggested ({fresh} new), off until "
+                         f"accepted: {esc.code(all_command(spec), 2_000)}")
+    if not lines:
+        return []
+    return ["### Suggested oracles (observed in responses)", "", *lines, "",
+            "Accept one operation's with `--operation \"METHOD /path\"` (or `--field`, `--kind`); dismiss them for "
+            "good with `satori-ci reject`; then commit the oracle file.", ""]
 
 
 def _size(text: str) -> int:
@@ -54,6 +71,7 @@ def render_summary(report: CheckReport, overflows: Mapping[str, str] | None = No
     if report.specs:
         head += ["| Spec | Outcome | Fields changed | Oracle changes | Oracles | Violations |",
                  "|---|---|---|---|---|---|", *(_row(s, report) for s in report.specs), ""]
+    head += _suggested(report)
     out = "\n".join(head) + "\n"
     for n, spec in enumerate(report.specs):
         room = SUMMARY_LIMIT - _size(out) - 200 * (len(report.specs) - n)

@@ -7,6 +7,7 @@ from functools import partial
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
+from satori_ci.report.accept_commands import all_command, operation_commands
 from satori_ci.report.coverage import KIND_TITLES, PER_OPERATION, coverage_of, grouped_unchecked
 from satori_ci.report.json_report import (
     Outcome,
@@ -19,6 +20,7 @@ from satori_ci.report.json_report import (
 from satori_ci.report.markdown import verdict_words
 from satori_ci.report.model import CheckReport, FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
+from satori_ci.report.run_text import observed_mark
 from satori_ci.run.model import RunResult, Violation
 from satori_ci.spec.model import OperationKey
 
@@ -72,7 +74,7 @@ def _violations(spec: SpecCheck, fail_on: FailOn, paint: partial[str]) -> list[s
                 new = " " + paint("[new]", "cyan") if fail_on is FailOn.NEW_VIOLATIONS and spec.is_new(found[0]) else ""
                 new += " " + paint("[suspect]", "yellow") if spec.is_suspect(oracle) else ""
                 out.append(f"    {paint(_t(field, 200) if field else '(body)', 'bold')}  "
-                           f"{_t(describe(oracle), 160)}{new}")
+                           f"{_t(describe(oracle), 160)}{observed_mark(oracle)}{new}")
                 out += [f"      {paint(_t(v.value, 80), 'red')}  at {_t(v.pointer, 200) or '(body)'}{_why(v)}"
                         + (" [pre-existing]" if fail_on is FailOn.NEW_VIOLATIONS and spec.is_preexisting(v) else "")
                         for v in found[:ROWS]]
@@ -145,9 +147,13 @@ def _suggestions(spec: SpecCheck, paint: partial[str]) -> list[str]:
     new = new_suggestions(spec)
     lines = [f"  {paint('new', 'cyan') + ' ' if suggestion_key(o) in new else ''}{_name(o.operation, o.field)}  "
              f"{_t(describe(o), 160)}  (evidence {o.evidence or 0}: {_t(o.reason, 200)})" for o in spec.suggestions]
-    head = (f"Suggested oracles (observed in responses): {len(lines)}, off until you accept them: set enabled: true "
-            f"on their line in {_t(spec.oracle_file, 200)} (to dismiss one for good, set source: \"manual\")")
-    return [paint(head, "bold"), *_more(lines, "  ")]
+    head = (f"Suggested oracles (observed in responses): {len(lines)}, off until you accept them, in "
+            f"{_t(spec.oracle_file, 200)}")
+    one_each = " (or one operation's: --operation \"METHOD /path\")" if operation_commands(spec) else ""
+    how = [f"  accept them all: {_t(all_command(spec), 2_000)}{one_each}",
+           f"  dismiss them for good: {_t(all_command(spec, 'reject'), 2_000)} (--field PATH and --kind KIND "
+           "select too; then commit the oracle file)"]
+    return [paint(head, "bold"), *_more(lines, "  "), *how]
 
 
 def _oracle_changes(spec: SpecCheck, paint: partial[str]) -> list[str]:

@@ -15,6 +15,8 @@ from satori_ci.report.annotations import render_annotations
 from satori_ci.report.json_report import report_json
 from satori_ci.report.markdown import render_comment
 from satori_ci.report.model import FailOn, ObservationSummary
+from satori_ci.report.run_text import run_text
+from satori_ci.report.summary import render_summary
 from satori_ci.report.terminal import render_terminal
 from tests.report import factory as f
 from tests.report.gfm import cells, shown, to_html
@@ -39,7 +41,10 @@ def test_the_comment_lists_suggestions_with_how_to_accept_them() -> None:
     old, new = suggestion(), suggestion("businesses[].is_closed", OracleKind.BOOLEAN_ALWAYS_FALSE, None, 40)
     body = render_comment(observed_check((old, new), (new,)), FailOn.VIOLATIONS).body
     assert "#### Suggested oracles (observed in responses)" in body
-    assert "set `enabled: true` on its line" in body and "observed 40 responses (1 of 2 operations ready" in body
+    assert "observed 40 responses (1 of 2 operations ready" in body and "enabled: true" not in body
+    section = body.split("#### Suggested oracles", 1)[1]
+    assert ("```sh\nsatori-ci accept api/openapi.yaml --oracles .satori/api/openapi.oracles.yaml --all\n"
+            "satori-ci reject api/openapi.yaml --oracles .satori/api/openapi.oracles.yaml --all\n```") in section
     rows = cells(to_html(body))
     mine = [[shown(c) for c in r] for r in rows if any("observed:" in shown(c) for c in r)]
     assert mine == [["", "GET /businesses/search 200", "businesses[].id", "string_fixed_length 22", "37 responses",
@@ -121,7 +126,63 @@ def test_json_and_terminal_list_suggestions() -> None:
                                      "source": "observed", "reason": "observed: 22 characters in all 37 responses",
                                      "evidence": 37, "enabled": False, "new": True}]
     text = render_terminal(report, colour=False)
-    assert "Suggested oracles (observed in responses): 1, off until you accept them: set enabled: true" in text
+    assert ("Suggested oracles (observed in responses): 1, off until you accept them, in "
+            ".satori/api/openapi.oracles.yaml") in text
+    assert ("  accept them all: satori-ci accept api/openapi.yaml --oracles .satori/api/openapi.oracles.yaml --all"
+            "\n  dismiss them for good: satori-ci reject api/openapi.yaml --oracles .satori/api/openapi.oracles.yaml "
+            "--all (--field PATH and --kind KIND select too; then commit the oracle file)") in text
     assert "new GET /businesses/search 200  businesses[].id  string_fixed_length 22  (evidence 37" in text
     notices = [x for x in render_annotations(report) if "Suggested oracle (observed)" in x]
     assert len(notices) == 1 and notices[0].startswith("::notice")
+    assert notices[0].endswith("accept it with `satori-ci accept api/openapi.yaml --oracles "
+                               ".satori/api/openapi.oracles.yaml --operation 'GET /businesses/search 200' --field "
+                               "'businesses[].id' --kind string_fixed_length`")
+
+
+def test_several_operations_get_a_command_each_and_the_default_file_none() -> None:
+    one, other = suggestion(), replace(suggestion("id"), operation=f.DETAIL)
+    check = observed_check((one, other), (other,), oracle_file=".satori/api.openapi.oracles.yaml")
+    body = render_comment(check, FailOn.VIOLATIONS).body
+    section = body.split("#### Suggested oracles", 1)[1]
+    assert ("```sh\nsatori-ci accept api/openapi.yaml --all\n"
+            "satori-ci accept api/openapi.yaml --operation 'GET /businesses/search'\n"
+            "satori-ci accept api/openapi.yaml --operation 'GET /businesses/{id}'\n"
+            "satori-ci reject api/openapi.yaml --all\n```") in section
+    text = render_terminal(f.report(check), colour=False)
+    assert ("  accept them all: satori-ci accept api/openapi.yaml --all (or one operation's: --operation "
+            "\"METHOD /path\")") in text
+    summary = render_summary(f.report(check))
+    assert ("### Suggested oracles (observed in responses)\n\n- `api/openapi.yaml`: 2 suggested (1 new), off until "
+            "accepted: `satori-ci accept api/openapi.yaml --all`\n") in summary
+    assert summary.index("### Suggested oracles") < summary.index("#### Suggested oracles")
+    assert "### Suggested oracles" not in render_summary(f.report(f.spec_check()))
+
+
+def test_the_howto_names_the_accept_command() -> None:
+    check = observed_check((suggestion(),), run_result=f.run((f.violation(),)))
+    body = render_comment(check, FailOn.VIOLATIONS).body
+    howto = body.split("How to accept or silence an oracle", 1)[1]
+    assert ("- **Accept observed suggestions** (`source: observed`): `satori-ci accept api/openapi.yaml --oracles "
+            ".satori/api/openapi.oracles.yaml --all` (or `--operation \"METHOD /path\"`, `--field`, `--kind`); "
+            "**dismiss** them for good with `satori-ci reject`.") in howto
+
+
+def test_a_violated_accepted_observed_oracle_is_marked_observed_everywhere() -> None:
+    accepted = replace(suggestion(), enabled=True)
+    rules = f.oracle()
+    check = f.spec_check((f.violation(accepted, '"short"', "/businesses/0/id"), f.violation(rules)),
+                         oracle_diff=OracleDiff(()), new_oracles=frozenset())
+    report = f.report(check)
+    rows = [[shown(c) for c in r] for r in cells(to_html(render_comment(check, FailOn.VIOLATIONS).body))]
+    assert ["businesses[].id", "string_fixed_length 22 (observed)", "\"short\"", "/businesses/0/id"] in rows
+    assert ["businesses[].price", 'string_specific_values ["$", "$$", "$$$"]', '"$$$$$"', "/businesses/0/price"] in rows
+    text = render_terminal(report, colour=False)
+    assert "    businesses[].id  string_fixed_length 22 (observed)" in text.splitlines()
+    assert '    businesses[].price  string_specific_values ["$", "$$", "$$$"]' in text.splitlines()
+    errors = [x for x in render_annotations(report) if x.startswith("::error")]
+    assert any('string_fixed_length 22 (observed): "short" at /businesses/0/id' in x for x in errors)
+    assert not any('"$$$"] (observed)' in x for x in errors)
+    lines = run_text(check.run).splitlines()  # type: ignore[arg-type]
+    assert "VIOLATION GET /businesses/search 200  businesses[].id  string_fixed_length 22 (observed)" in lines
+    assert 'VIOLATION GET /businesses/search 200  businesses[].price  string_specific_values ["$", "$$", "$$$"]' \
+        in lines

@@ -10,7 +10,11 @@ Routes (also under `/api/v3`, as PyGithub calls a GitHub Enterprise Server base 
 `GET /user`, `GET /repos/{o}/{r}`, `GET /repos/{o}/{r}/issues/{n}`,
 `GET|POST /repos/{o}/{r}/issues/{n}/comments` (`per_page` ≤ 100, `page`, a `Link` header like
 GitHub's), `GET|PATCH|DELETE /repos/{o}/{r}/issues/comments/{id}`, `GET /repos/{o}/{r}/pulls/{n}` (the pull
-requests given with `add_pull`: base and head SHA, ref and repository as GitHub reports them).
+requests given with `add_pull`: base and head SHA, ref and repository as GitHub reports them),
+`GET /repos/{o}/{r}/pulls/{n}/files` (the files given with `add_file`, each with its patch),
+`GET /repos/{o}/{r}/pulls/{n}/comments` (review comments, paged like issue comments) and
+`POST /repos/{o}/{r}/pulls/{n}/reviews` (stored in `reviews`, its comments in `review_comments`; a comment on a
+file the pull request does not change, or on a line outside its patch's hunks, is a 422 as on GitHub).
 
 `login=None` plays a GitHub Actions token: `GET /user` answers 403 and comments are authored by
 `github-actions[bot]`. Faults are scripted per route, one per request, in order (`forever=True`
@@ -42,6 +46,9 @@ GET_COMMENT = "get comment"
 EDIT = "edit comment"
 DELETE = "delete comment"
 PULL = "get pull request"
+FILES = "list pull request files"
+REVIEW_COMMENTS = "list review comments"
+CREATE_REVIEW = "create review"
 ACTIONS_LOGIN = "github-actions[bot]"
 GHES_PREFIX = "/api/v3"
 MAX_BODY = 65_536
@@ -56,6 +63,9 @@ _ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("PATCH", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$"), EDIT),
     ("DELETE", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/issues/comments/(?P<id>\d+)$"), DELETE),
     ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<number>\d+)$"), PULL),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<number>\d+)/files$"), FILES),
+    ("GET", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<number>\d+)/comments$"), REVIEW_COMMENTS),
+    ("POST", re.compile(r"^/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<number>\d+)/reviews$"), CREATE_REVIEW),
 )
 HOLD_TIMEOUT_S = 30.0
 """How long held requests wait for the others at most (then they are answered anyway)."""
@@ -120,6 +130,40 @@ class StoredPull:
 
 
 @dataclass
+class StoredFile:
+    """A file of a pull request's diff as `GET /pulls/{n}/files` lists it (`patch` None: a diff too large)."""
+
+    number: int
+    filename: str
+    patch: str | None
+    status: str = "modified"
+
+
+@dataclass
+class StoredReviewComment:
+    id: int
+    number: int
+    path: str
+    line: int | None
+    """None once outdated (GitHub keeps `original_line`)."""
+    original_line: int
+    body: str
+    login: str
+    review_id: int | None = None
+    side: str = "RIGHT"
+
+
+@dataclass
+class StoredReview:
+    id: int
+    number: int
+    body: str
+    event: str
+    login: str
+    comments: list[StoredReviewComment] = field(default_factory=list)
+
+
+@dataclass
 class RecordedRequest:
     method: str
     route: str | None
@@ -145,6 +189,9 @@ class FakeGitHub(LoopbackServer):
         """When set, requests must carry it (else 401 Bad credentials)."""
         self.comments: list[StoredComment] = []
         self.pulls: dict[int, StoredPull] = {}
+        self.files: list[StoredFile] = []
+        self.reviews: list[StoredReview] = []
+        self.review_comments: list[StoredReviewComment] = []
         self._holds: dict[str, tuple[threading.Barrier, list[int]]] = {}
         self.requests: list[RecordedRequest] = []
         self._faults: dict[str, list[Fault]] = {}
@@ -196,6 +243,26 @@ class FakeGitHub(LoopbackServer):
         with self._lock:
             self.pulls[number] = pull
         return pull
+
+    def add_file(self, number: int, filename: str, patch: str | None, status: str = "modified") -> StoredFile:
+        """A file the diff of pull request `number` changes, with GitHub's `patch` of it (hunks, no header)."""
+        stored = StoredFile(number, filename, patch, status)
+        with self._lock:
+            self.files.append(stored)
+        return stored
+
+    def add_review_comment(self, number: int, path: str, line: int | None, body: str, *, login: str = "octocat",
+                           original_line: int | None = None) -> StoredReviewComment:
+        """A review comment already on the pull request (someone's, or ours from an earlier run)."""
+        with self._lock:
+            self._next_id += 1
+            stored = StoredReviewComment(self._next_id, number, path, line, original_line or line or 1, body, login)
+            self.review_comments.append(stored)
+        return stored
+
+    def reviews_on(self, number: int) -> list[StoredReview]:
+        with self._lock:
+            return [r for r in self.reviews if r.number == number]
 
     def hold(self, route: str, parties: int = 2) -> None:
         """The next `parties` requests to `route` are answered from the state they arrived in, then wait until all
@@ -293,6 +360,8 @@ class _Answer:
         if route == PULL:
             pull = server.pulls.get(int(params["number"]))
             return (200, self.pull(pull), {}) if pull is not None else (404, {"message": "Not Found"}, {})
+        if route in (FILES, REVIEW_COMMENTS, CREATE_REVIEW):
+            return self.pull_part(route, int(params["number"]), query, body)
         if route in (ISSUE, LIST, CREATE):
             number = int(params["number"])
             if route == ISSUE:
@@ -337,21 +406,56 @@ class _Answer:
         return 204, None, {}
 
     def page(self, number: int, query: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
+        comments = [self.comment(c) for c in self.server.comments if c.issue == number]
+        return self.paged(comments, f"{self.repo_api}/issues/{number}/comments", query)
+
+    def paged(self, items: list[Any], url: str, query: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
+        """One page of `items` (`per_page` ≤ 100, `page`) with GitHub's `Link` header."""
         per_page = min(max(_int(query.get("per_page"), 30), 1), 100)
         page = max(_int(query.get("page"), 1), 1)
-        comments = [c for c in self.server.comments if c.issue == number]
-        last = max(1, -(-len(comments) // per_page))
-        items = comments[(page - 1) * per_page: page * per_page]
+        last = max(1, -(-len(items) // per_page))
 
         def link(to: int, rel: str) -> str:
-            return f'<{self.repo_api}/issues/{number}/comments?per_page={per_page}&page={to}>; rel="{rel}"'
+            return f'<{url}?per_page={per_page}&page={to}>; rel="{rel}"'
 
         links = []
         if page > 1:
             links += [link(page - 1, "prev"), link(1, "first")]
         if page < last:
             links += [link(page + 1, "next"), link(last, "last")]
-        return 200, [self.comment(c) for c in items], ({"link": ", ".join(links)} if links else {})
+        return 200, items[(page - 1) * per_page: page * per_page], ({"link": ", ".join(links)} if links else {})
+
+    def pull_part(self, route: str, number: int, query: dict[str, str], body: Any) -> tuple[int, Any, dict[str, str]]:
+        """The files, the review comments and the reviews of pull request `number`."""
+        base = f"{self.repo_api}/pulls/{number}"
+        if route == FILES:
+            return self.paged([self.file(f) for f in self.server.files if f.number == number], f"{base}/files", query)
+        if route == REVIEW_COMMENTS:
+            comments = [self.review_comment(c) for c in self.server.review_comments if c.number == number]
+            return self.paged(comments, f"{base}/comments", query)
+        return self.create_review(number, body)
+
+    def create_review(self, number: int, body: Any) -> tuple[int, Any, dict[str, str]]:
+        """A review with its comments, each on a line GitHub lets a comment sit on; else 422 and nothing stored."""
+        data = body if isinstance(body, dict) else {}
+        comments = data.get("comments") or []
+        files = {f.filename: f for f in self.server.files if f.number == number}
+        for c in comments:
+            problem = _comment_problem(c, files)
+            if problem is not None:
+                return 422, {"message": "Unprocessable Entity", "errors": [problem]}, {}
+        server = self.server
+        server._next_id += 1
+        review = StoredReview(server._next_id, number, str(data.get("body") or ""), str(data.get("event") or ""),
+                              server.author_login)
+        for c in comments:
+            server._next_id += 1
+            stored = StoredReviewComment(server._next_id, number, c["path"], c["line"], c["line"], c["body"],
+                                         server.author_login, review.id, str(c.get("side") or "RIGHT"))
+            review.comments.append(stored)
+            server.review_comments.append(stored)
+        server.reviews.append(review)
+        return 200, self.review(review), {}
 
     # -- JSON shapes (the fields PyGithub reads, so it never completes an object with a GET) --
 
@@ -390,6 +494,29 @@ class _Answer:
                 "issue_url": f"{self.repo_api}/issues/{p.number}", "user": self.user("contributor", "User"),
                 "base": part(p.base_repo, p.base_ref, p.base_sha), "head": part(p.head_repo, p.head_ref, p.head_sha)}
 
+    def file(self, f: StoredFile) -> dict[str, Any]:
+        shown = {"sha": "0" * 40, "filename": f.filename, "status": f.status, "additions": 1, "deletions": 0,
+                 "changes": 1, "blob_url": f"{self.server.origin}/{self.server.repository}/blob/x/{f.filename}",
+                 "raw_url": f"{self.server.origin}/{self.server.repository}/raw/x/{f.filename}",
+                 "contents_url": f"{self.repo_api}/contents/{f.filename}"}
+        return shown if f.patch is None else {**shown, "patch": f.patch}
+
+    def review_comment(self, c: StoredReviewComment) -> dict[str, Any]:
+        html = f"{self.server.origin}/{self.server.repository}/pull/{c.number}#discussion_r{c.id}"
+        return {"id": c.id, "node_id": f"PRRC_{c.id}", "pull_request_review_id": c.review_id, "path": c.path,
+                "line": c.line, "original_line": c.original_line, "side": c.side, "body": c.body,
+                "user": self.user(c.login, "Bot" if c.login.endswith("[bot]") else "User"),
+                "url": f"{self.repo_api}/pulls/comments/{c.id}", "html_url": html,
+                "pull_request_url": f"{self.repo_api}/pulls/{c.number}", "commit_id": "0" * 40,
+                "original_commit_id": "0" * 40, "diff_hunk": "@@", "created_at": "2024-01-01T00:00:00Z",
+                "updated_at": "2024-01-01T00:00:00Z", "author_association": "NONE"}
+
+    def review(self, r: StoredReview) -> dict[str, Any]:
+        return {"id": r.id, "node_id": f"PRR_{r.id}", "user": self.user(r.login, "User"), "body": r.body,
+                "state": "COMMENTED" if r.event == "COMMENT" else "PENDING", "commit_id": "0" * 40,
+                "html_url": f"{self.server.origin}/{self.server.repository}/pull/{r.number}#pullrequestreview-{r.id}",
+                "pull_request_url": f"{self.repo_api}/pulls/{r.number}", "submitted_at": "2024-01-01T00:00:00Z"}
+
     def comment(self, c: StoredComment) -> dict[str, Any]:
         return {"id": c.id, "node_id": f"IC_{c.id}", "body": c.body,
                 "url": f"{self.repo_api}/issues/comments/{c.id}",
@@ -404,6 +531,43 @@ def _invalid_body(text: Any) -> dict[str, str] | None:
     if len(text) > MAX_BODY:
         return {"resource": "IssueComment", "code": "custom", "field": "body",
                 "message": f"Body is too long (maximum is {MAX_BODY} characters)"}
+    return None
+
+
+_HUNK_HEADER = re.compile(r"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def diff_lines(patch: str) -> set[int]:
+    """The new file's lines a review comment may sit on: the added and context lines of the patch's hunks."""
+    lines: set[int] = set()
+    new = old_left = new_left = 0
+    for row in patch.splitlines():
+        header = _HUNK_HEADER.match(row)
+        if header:
+            old_left, new, new_left = int(header[1] or 1), int(header[2]), int(header[3] or 1)
+        elif row.startswith("-") and old_left:
+            old_left -= 1
+        elif row.startswith("+") and new_left:
+            lines.add(new)
+            new, new_left = new + 1, new_left - 1
+        elif row.startswith(" ") and old_left and new_left:
+            lines.add(new)
+            new, old_left, new_left = new + 1, old_left - 1, new_left - 1
+    return lines
+
+
+def _comment_problem(comment: Any, files: dict[str, StoredFile]) -> str | None:
+    """Why GitHub would refuse a review comment (None: it would take it)."""
+    if not isinstance(comment, dict) or not isinstance(comment.get("path"), str):
+        return "Path could not be resolved"
+    if _invalid_body(comment.get("body")) is not None:
+        return "Body is missing or too long"
+    found = files.get(comment["path"])
+    line = comment.get("line")
+    if found is None or found.patch is None:
+        return "Path could not be resolved"
+    if comment.get("side", "RIGHT") != "RIGHT" or not isinstance(line, int) or line not in diff_lines(found.patch):
+        return "Line could not be resolved"
     return None
 
 
