@@ -22,6 +22,7 @@ an unmutated held-out response violates (the goal is 0), each listed. `--observe
 `observe: min_responses`.
 
     python3 bench/fault_detection.py [--rounds 100] [--seed 0] [--data DIR] [--observe-min N] [--operation NAME]
+                                     [--split interleaved|halves]
 """
 
 from __future__ import annotations
@@ -324,7 +325,14 @@ def _signatures(spec: Spec, oracles: list[Oracle], recorded: list[Recorded],
     return out
 
 
-def measure(folder: Path, rounds: int, seed: int, observe_min: int | None, work: Path) -> dict[str, Score]:
+def _fold(i: int, n: int, split: str) -> int:
+    """The fold of line i: alternate lines (`interleaved`), or the first half and the second (`halves`: the order
+    the responses were recorded in, a harsher test of what holds out of sample)."""
+    return i % 2 if split == "interleaved" else int(i >= n // 2)
+
+
+def measure(folder: Path, rounds: int, seed: int, observe_min: int | None, work: Path,
+            split: str = "interleaved") -> dict[str, Score]:
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     null_like = tuple(meta.get("null_like") or ())
     spec = load_spec(str(folder / "spec.json"))
@@ -353,11 +361,12 @@ def measure(folder: Path, rounds: int, seed: int, observe_min: int | None, work:
     for fold in (0, 1):
         oracles = f"fold{fold}.oracles.yaml"
         shutil.copyfile(project.root / "rules.oracles.yaml", project.root / oracles)
-        train = project.write(f"fold{fold}.train.jsonl", [x for i, x in everything if i % 2 == fold])
+        train = project.write(f"fold{fold}.train.jsonl",
+                              [x for i, x in everything if _fold(i, len(lines), split) == fold])
         project.verify(oracles, train, observe=True)
         project.cli("accept", "spec.json", "--oracles", oracles, "--all")
         observed.oracles += _count_oracles(project, oracles, meta["method"], meta["path"])
-        held = [(i, x) for i, x in everything if i % 2 != fold]
+        held = [(i, x) for i, x in everything if _fold(i, len(lines), split) != fold]
         _score(observed, project, oracles, held, mutants, f"fold{fold}")
     observed.oracles //= 2
     labels = _labels_score(folder, spec, recorded, recorded_mutants, null_like)
@@ -381,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--observe-min", type=int, default=None, metavar="N",
                         help="the config's observe: min_responses (default: the product's)")
+    parser.add_argument("--split", choices=("interleaved", "halves"), default="interleaved",
+                        help="the two folds: alternate lines (default), or the first and the second half of the file")
     parser.add_argument("--operation", action="append", default=[], metavar="NAME",
                         help="only this data folder (repeatable)")
     args = parser.parse_args(argv)
@@ -396,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     rates: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="satori-fdr-") as work:
         for folder in folders:
-            for name, s in measure(folder, args.rounds, args.seed, args.observe_min, Path(work)).items():
+            for name, s in measure(folder, args.rounds, args.seed, args.observe_min, Path(work), args.split).items():
                 print(_line(folder.name, name, s), flush=True)
                 t = totals.setdefault(name, Score())
                 for attr in ("responses", "false_alarms", "mutants", "caught", "oracles"):

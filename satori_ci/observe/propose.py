@@ -34,8 +34,9 @@ proposal must pass a confidence test at level `alpha` (default 0.01):
     up to 3 / n);
   - `array_specific_sizes` only for one size >= 1 seen in every response (a lookup by id answers one result,
     a point has two coordinates), by the closed-set test; an array always empty is data not there yet;
-  - `array_min_size`: 1 (never empty) by the all-n test, or the smallest size seen when sizes pile up there and
-    a smaller one is unlikely, as for numbers below;
+  - `array_min_size`: 1 (never empty) by the all-n test when a size smaller than all seen is unlikely (the
+    estimate for numbers below: a list of creators, of 0 to 30 names, will be empty one day), or the smallest
+    size seen when sizes pile up there and a smaller one is unlikely;
   - no size at all for an array outside any array of an operation with a query parameter: a search, a
     filter or a page size decides what that list holds;
   - a numeric bound at the smallest or largest value seen (other than the non-negative one) needs values
@@ -259,7 +260,7 @@ def _arrays(a: ArrayStats, seen: _Seen, numeric_items: bool, settings: ProposalS
             out.append(Candidate(OracleKind.ARRAY_MIN_SIZE, a.min_size, n,
                                  f"observed: at least {a.min_size} elements in {n} responses, {low} of them with "
                                  f"{a.min_size}"))
-        elif a.min_size > 0 and seen.observations >= settings.all_n:
+        elif a.min_size > 0 and seen.observations >= settings.all_n and beyond_chance(a.sizes, n) <= settings.alpha:
             out.append(Candidate(OracleKind.ARRAY_MIN_SIZE, 1, seen.observations,
                                  f"observed: never empty in {seen.all_of(seen.observations)}"))
     if numeric_items and a.informative >= settings.all_n:

@@ -219,7 +219,7 @@ class _Expansion:
         return ExploredOperation(first.label, template, planned.inputs, planned.feeds, self.config_name)
 
 
-EVIDENCE_REQUESTS = 20
+EVIDENCE_REQUESTS = 25
 """When observing, an explored safe operation is sent up to this many times with distinct values, budget allowing
 (the observations of observed oracles: `observe.propose`)."""
 

@@ -161,7 +161,7 @@ def test_build_requests_asks_for_evidence_only_when_observing(tmp_path: Path) ->
     _spec(tmp_path)
     spec = load_spec(str(path))
     observing = build_requests(spec, [], BASE, (), plan_requests(spec, PlanSettings()), observe={})
-    assert observing.evidence == EVIDENCE_REQUESTS == 20
+    assert observing.evidence == EVIDENCE_REQUESTS == 25
 
 
 def test_evidence_leaves_the_budget_of_the_opted_in_writes(tmp_path: Path) -> None:
