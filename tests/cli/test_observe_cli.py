@@ -119,3 +119,17 @@ def test_no_observe_and_observe_false_leave_every_file_alone(project: Path) -> N
     Path(".satori.yml").write_text("specs:\n  - path: api.yaml\n    observe: {min_responses: 100}\n", encoding="utf-8")
     assert main(["verify", "api.yaml", "--oracles", ".satori/api.oracles.yaml", "--responses", lines]) == 0
     assert Path(".satori/api.observed.json").exists() and _observed(".satori/api.oracles.yaml") == []
+
+
+def test_a_suggestion_the_next_run_contradicts_is_withdrawn(project: Path) -> None:
+    """Suggestions fade: one response that breaks a waiting suggestion takes it out of the oracle file; the others
+    stay; accepting nothing was needed."""
+    oracles = ".satori/api.oracles.yaml"
+    args = ["verify", "api.yaml", "--oracles", oracles, "--responses"]
+    assert main([*args, _responses(project / "a.jsonl", range(24))]) == 0
+    before = _observed(oracles)
+    assert ("items[].open", "boolean_always_false", None, 72, False) in before
+    assert main([*args, _responses(project / "b.jsonl", range(24, 25), open_=True)]) == 0  # waiting: no failure
+    after = _observed(oracles)
+    assert not any(kind == "boolean_always_false" for _, kind, *_ in after)
+    assert [x[:3] for x in after] == [x[:3] for x in before if x[1] != "boolean_always_false"]
