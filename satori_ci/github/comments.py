@@ -26,22 +26,17 @@ limits within a budget and takes an injectable `sleep`.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from types import TracebackType
 
-import requests
-from github import Auth, Github, GithubException, RateLimitExceededException
+from github import GithubException
 from github.IssueComment import IssueComment
 
+from satori_ci.github.client import GITHUB_ACTIONS_LOGIN, OwnLogin, api_error, github_client
 from satori_ci.github.marker import MAX_COMMENT_CHARS, marked_by, with_marker
 from satori_ci.github.outcome import CommentOutcome, CommentStatus, FailureKind
-from satori_ci.github.retry import ApiError, GaveUp, RetryPolicy, run_with_retries
-
-GITHUB_ACTIONS_LOGIN = "github-actions[bot]"
-"""The author of comments made with `GITHUB_TOKEN`, whose `GET /user` answers 403."""
-USER_AGENT = "satori-ci"
+from satori_ci.github.retry import GaveUp, RetryPolicy, run_with_retries
 
 
 class StickyCommenter:
@@ -59,13 +54,10 @@ class StickyCommenter:
         self._policy = RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait)
         self._sleep = sleep
         self._clock = clock
-        self._bot_login = bot_login
-        self._login: str | None = None
-        # lazy: get_repo / get_issue build objects from their URLs without a request.
-        self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None, retry=None,
-                          per_page=per_page, timeout=timeout, user_agent=USER_AGENT, lazy=True,
-                          seconds_between_requests=seconds_between_requests,
-                          seconds_between_writes=seconds_between_writes)
+        self._gh = github_client(api_url, token, per_page=per_page, timeout=timeout,
+                                 seconds_between_requests=seconds_between_requests,
+                                 seconds_between_writes=seconds_between_writes)
+        self._own_login = OwnLogin(self._gh, bot_login)
         self._issue = self._gh.get_repo(repo).get_issue(pr_number)
 
     def __enter__(self) -> StickyCommenter:
@@ -121,18 +113,6 @@ class StickyCommenter:
             return CommentOutcome.failed(FailureKind.AUTH, "no github-token", 0)
         return None
 
-    def _own_login(self) -> str:
-        """The login whose comments are ours (raises the library's errors: used inside retries)."""
-        if self._login is None:
-            try:
-                self._login = self._gh.get_user().login
-            except GithubException as err:
-                error = api_error(err)
-                if error is None or error.status != 403 or _rate_limited(error):
-                    raise
-                self._login = self._bot_login
-        return self._login
-
     def _ours(self, marker: str) -> list[IssueComment]:
         """Our comments with `marker` on their first line, oldest (lowest id) first."""
         login = self._own_login().lower()
@@ -179,26 +159,6 @@ def _delete(comment: IssueComment) -> None:
     except GithubException as err:
         if err.status != 404:
             raise
-
-
-def api_error(exc: Exception) -> ApiError | None:
-    """PyGithub's and requests' failures as an `ApiError`; None for anything else (a bug: re-raised)."""
-    if isinstance(exc, GithubException):
-        data = exc.data
-        message = data.get("message") if isinstance(data, dict) else data
-        headers = {str(k).lower(): str(v) for k, v in (exc.headers or {}).items()}
-        return ApiError(exc.status, str(message or exc.message or ""), headers,
-                        rate_limit_message=isinstance(exc, RateLimitExceededException))
-    if isinstance(exc, requests.RequestException):
-        return ApiError(None, f"{type(exc).__name__}: {exc}")
-    if isinstance(exc, json.JSONDecodeError):
-        return ApiError(None, "the answer is not valid JSON")
-    return None
-
-
-def _rate_limited(error: ApiError) -> bool:
-    return (error.rate_limit_message or "retry-after" in error.headers
-            or error.headers.get("x-ratelimit-remaining", "").strip() == "0")
 
 
 def _normalized(body: str) -> str:

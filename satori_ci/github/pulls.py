@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from github import Auth, Github
 
-from satori_ci.github.comments import USER_AGENT, api_error
+from satori_ci.github.client import USER_AGENT, api_error
 from satori_ci.github.errors import ActionConfigError, GitHubUnavailable
 from satori_ci.github.outcome import FailureKind
 from satori_ci.github.retry import GaveUp, RetryPolicy, run_with_retries

@@ -21,9 +21,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from github import Auth, Github, GithubException
-
-from satori_ci.github.comments import GITHUB_ACTIONS_LOGIN, USER_AGENT, api_error
+from satori_ci.github.client import GITHUB_ACTIONS_LOGIN, OwnLogin, api_error, github_client
 from satori_ci.github.outcome import CommentStatus
 from satori_ci.github.retry import GaveUp, RetryPolicy, run_with_retries
 from satori_ci.report.suggested_changes import SuggestedChange, new_changes, review_body
@@ -63,12 +61,10 @@ class SuggestionReviewer:
         self._policy = RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait)
         self._sleep = sleep
         self._clock = clock
-        self._bot_login = bot_login
-        self._login: str | None = None
-        self._gh = Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None, retry=None,
-                          per_page=per_page, timeout=timeout, user_agent=USER_AGENT, lazy=True,
-                          seconds_between_requests=seconds_between_requests,
-                          seconds_between_writes=seconds_between_writes)
+        self._gh = github_client(api_url, token, per_page=per_page, timeout=timeout,
+                                 seconds_between_requests=seconds_between_requests,
+                                 seconds_between_writes=seconds_between_writes)
+        self._own_login = OwnLogin(self._gh, bot_login)
         self._pull = self._gh.get_repo(repo).get_pull(pr_number)
 
     def __enter__(self) -> SuggestionReviewer:
@@ -115,23 +111,3 @@ class SuggestionReviewer:
             if body.startswith(SUGGESTION_MARKER_START):
                 found |= {(comment.path, line, body) for line in (comment.line, comment.original_line) if line}
         return found
-
-    def _own_login(self) -> str:
-        """The login whose comments are ours (raises the library's errors: used inside retries)."""
-        if self._login is None:
-            try:
-                self._login = self._gh.get_user().login
-            except GithubException as err:
-                if not _refused(err):
-                    raise
-                self._login = self._bot_login
-        return self._login
-
-
-def _refused(err: GithubException) -> bool:
-    """`GET /user` answered 403 for a token that may not read users (not a rate limit)."""
-    error = api_error(err)
-    if error is None or error.status != 403:
-        return False
-    limited = error.rate_limit_message or "retry-after" in error.headers
-    return not limited and error.headers.get("x-ratelimit-remaining", "").strip() != "0"
