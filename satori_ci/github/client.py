@@ -4,12 +4,15 @@ retries whole operations) and the login whose comments are ours."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
+from types import TracebackType
+from typing import Self
 
 import requests
 from github import Auth, Github, GithubException, RateLimitExceededException
 
-from satori_ci.github.retry import ApiError
+from satori_ci.github.retry import ApiError, RetryPolicy
 
 GITHUB_ACTIONS_LOGIN = "github-actions[bot]"
 """The author of comments made with `GITHUB_TOKEN`, whose `GET /user` answers 403."""
@@ -67,4 +70,34 @@ def rate_limited(error: ApiError) -> bool:
             or error.headers.get("x-ratelimit-remaining", "").strip() == "0")
 
 
-Login = Callable[[], str]
+class PullRequestSession:
+    """A client for one pull request's comments, with the retry policy its operations run under (a context
+    manager: closing it closes the client). `api_url` is `GITHUB_API_URL` (`https://api.github.com`,
+    `https://HOST/api/v3` on GHES); `seconds_between_*` are PyGithub's own pacing (its defaults, GitHub's advice for
+    writes; tests pass None); `bot_login` is whose comments are ours when `GET /user` is refused."""
+
+    def __init__(self, api_url: str, token: str, repo: str, pr_number: int, *, retries: int = 3,
+                 backoff: float = 1.0, max_wait: float = 20.0, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.time, bot_login: str = GITHUB_ACTIONS_LOGIN,
+                 per_page: int = 100, timeout: int = 15, seconds_between_requests: float | None = 0.25,
+                 seconds_between_writes: float | None = 1.0) -> None:
+        self._token = token
+        self._policy = RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait)
+        self._sleep = sleep
+        self._clock = clock
+        self._gh = github_client(api_url, token, per_page=per_page, timeout=timeout,
+                                 seconds_between_requests=seconds_between_requests,
+                                 seconds_between_writes=seconds_between_writes)
+        self._own_login = OwnLogin(self._gh, bot_login)
+        self._repo = repo
+        self._pr_number = pr_number
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._gh.close()

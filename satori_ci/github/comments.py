@@ -26,49 +26,25 @@ limits within a budget and takes an injectable `sleep`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from types import TracebackType
+from functools import cached_property
 
 from github import GithubException
+from github.Issue import Issue
 from github.IssueComment import IssueComment
 
-from satori_ci.github.client import GITHUB_ACTIONS_LOGIN, OwnLogin, api_error, github_client
+from satori_ci.github.client import PullRequestSession, api_error
 from satori_ci.github.marker import MAX_COMMENT_CHARS, marked_by, with_marker
 from satori_ci.github.outcome import CommentOutcome, CommentStatus, FailureKind
-from satori_ci.github.retry import GaveUp, RetryPolicy, run_with_retries
+from satori_ci.github.retry import GaveUp, run_with_retries
 
 
-class StickyCommenter:
-    def __init__(self, api_url: str, token: str, repo: str, pr_number: int, *, retries: int = 3,
-                 backoff: float = 1.0, max_wait: float = 20.0, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.time, bot_login: str = GITHUB_ACTIONS_LOGIN,
-                 per_page: int = 100, timeout: int = 15, seconds_between_requests: float | None = 0.25,
-                 seconds_between_writes: float | None = 1.0) -> None:
-        """`api_url` is `GITHUB_API_URL` (`https://api.github.com`, `https://HOST/api/v3` on GHES).
+class StickyCommenter(PullRequestSession):
+    """The sticky comment of one pull request (see the module docstring; the arguments: `PullRequestSession`)."""
 
-        `seconds_between_*` are PyGithub's own pacing (its defaults, GitHub's advice for writes);
-        tests pass None. `bot_login` is whose comments are ours when `GET /user` is refused.
-        """
-        self._token = token
-        self._policy = RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait)
-        self._sleep = sleep
-        self._clock = clock
-        self._gh = github_client(api_url, token, per_page=per_page, timeout=timeout,
-                                 seconds_between_requests=seconds_between_requests,
-                                 seconds_between_writes=seconds_between_writes)
-        self._own_login = OwnLogin(self._gh, bot_login)
-        self._issue = self._gh.get_repo(repo).get_issue(pr_number)
-
-    def __enter__(self) -> StickyCommenter:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._gh.close()
+    @cached_property
+    def _issue(self) -> Issue:
+        return self._gh.get_repo(self._repo).get_issue(self._pr_number)
 
     # -- operations -------------------------------------------------------------------------------
 

@@ -16,14 +16,15 @@ answered 502 that did post is found by the next attempt's listing, and nothing i
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from types import TracebackType
+from functools import cached_property
 
-from satori_ci.github.client import GITHUB_ACTIONS_LOGIN, OwnLogin, api_error, github_client
+from github.PullRequest import PullRequest
+
+from satori_ci.github.client import PullRequestSession, api_error
 from satori_ci.github.outcome import CommentStatus
-from satori_ci.github.retry import GaveUp, RetryPolicy, run_with_retries
+from satori_ci.github.retry import GaveUp, run_with_retries
 from satori_ci.report.suggested_changes import SuggestedChange, new_changes, review_body
 
 SUGGESTION_MARKER_START = "<!-- satori-ci:suggestion="
@@ -50,29 +51,12 @@ class ReviewOutcome:
         return self.status is not CommentStatus.FAILED
 
 
-class SuggestionReviewer:
-    def __init__(self, api_url: str, token: str, repo: str, pr_number: int, *, retries: int = 3,
-                 backoff: float = 1.0, max_wait: float = 20.0, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.time, bot_login: str = GITHUB_ACTIONS_LOGIN,
-                 per_page: int = 100, timeout: int = 15, seconds_between_requests: float | None = 0.25,
-                 seconds_between_writes: float | None = 1.0) -> None:
-        """As `comments.StickyCommenter`: `api_url` is `GITHUB_API_URL`, `bot_login` whose comments are ours when
-        `GET /user` is refused (a GitHub Actions token), `seconds_between_*` PyGithub's pacing (tests: None)."""
-        self._policy = RetryPolicy(retries=retries, backoff=backoff, max_wait=max_wait)
-        self._sleep = sleep
-        self._clock = clock
-        self._gh = github_client(api_url, token, per_page=per_page, timeout=timeout,
-                                 seconds_between_requests=seconds_between_requests,
-                                 seconds_between_writes=seconds_between_writes)
-        self._own_login = OwnLogin(self._gh, bot_login)
-        self._pull = self._gh.get_repo(repo).get_pull(pr_number)
+class SuggestionReviewer(PullRequestSession):
+    """The suggested changes of one pull request (see the module docstring; the arguments: `PullRequestSession`)."""
 
-    def __enter__(self) -> SuggestionReviewer:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self._gh.close()
+    @cached_property
+    def _pull(self) -> PullRequest:
+        return self._gh.get_repo(self._repo).get_pull(self._pr_number)
 
     def suggest(self, paths: Collection[str], changes_for: ChangesFor, *,
                 scrub: Callable[[str], str]) -> ReviewOutcome:
