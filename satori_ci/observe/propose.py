@@ -2,8 +2,10 @@
 
 **Evidence.** An observation is one independent look at a field's values:
 - a field outside any array (`total`, `data.count`) is observed once per *response*; the operation needs
-  `min_responses` responses (default 10) answering at least `min_requests` distinct requests (default 2), since
-  responses to one request show the same data;
+  `min_responses` responses (default 10) answering at least `min_requests` distinct requests (default 2);
+- responses to a request sent again show the same data: every count (responses, elements, values) is scaled by
+  the operation's `independence`, its distinct requests over its responses (1 once the store holds
+  `MAX_REQUESTS` of them), so the same five posts seen three times are five looks, not fifteen;
 - a field inside an array or a map (`items[].status`, `labels{}`) is observed once per *element*: the elements
   of a list are distinct records, so one list of 30 items is 30 observations of `items[].status` (a list
   operation sent once is ready once it listed `min_responses` values). Elements of one response are not
@@ -59,9 +61,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 
-from satori_ci.observe.store import ObservationStore, OperationObservations
+from satori_ci.observe.store import MAX_REQUESTS, ObservationStore, OperationObservations
 from satori_ci.observe.summary import (
     FORMATS,
     ArrayStats,
@@ -273,20 +276,61 @@ def _arrays(a: ArrayStats, seen: _Seen, numeric_items: bool, settings: ProposalS
     return out
 
 
+def _scaled(n: int, share: Fraction) -> int:
+    return n if share >= 1 else max(1, math.floor(n * share)) if n else 0
+
+
+def _scaled_counts(counts: Counts | None, share: Fraction) -> Counts | None:
+    return counts if counts is None or share >= 1 else tuple((v, _scaled(c, share)) for v, c in counts)
+
+
+def _discounted(found: FieldObservations, share: Fraction) -> FieldObservations:
+    """The summary with its counts of responses and values scaled by `share` (responses to a request sent again
+    are not new looks); a property that held in every response still holds in every scaled one."""
+    if share >= 1:
+        return found
+    s, num, b, a = found.string, found.number, found.boolean, found.array
+
+    def every(count: int, of: int) -> int:
+        return _scaled(of, share) if count == of else min(_scaled(count, share), _scaled(of, share) - 1)
+    return replace(
+        found, responses=_scaled(found.responses, share), values=_scaled(found.values, share),
+        string=None if s is None else replace(
+            s, responses=_scaled(s.responses, share), values=_scaled_counts(s.values, share),
+            **{name: every(s.format_count(name), s.responses) for name, _ in FORMATS}),
+        number=None if num is None else replace(num, responses=_scaled(num.responses, share),
+                                                values=_scaled_counts(num.values, share)),
+        boolean=None if b is None else replace(b, responses=_scaled(b.responses, share),
+                                               true=every(b.true, b.responses), false=every(b.false, b.responses)),
+        array=None if a is None else replace(
+            a, responses=_scaled(a.responses, share), ascending=every(a.ascending, a.responses),
+            descending=every(a.descending, a.responses), informative=_scaled(a.informative, share),
+            sizes=_scaled_counts(a.sizes, share)))
+
+
 def repeated(field: str) -> bool:
     """Whether the field sits inside an array or a map (observed once per element)."""
     return any(not isinstance(s, Prop) for s in segments(field))
 
 
+def independence(op: OperationObservations) -> Fraction:
+    """The share of an operation's responses that are independent looks: its distinct requests over its responses
+    (a request sent again shows the same data); 1 once the store holds `MAX_REQUESTS` of them (many)."""
+    if op.responses <= 0 or len(op.requests) >= MAX_REQUESTS:
+        return Fraction(1)
+    return min(Fraction(1), Fraction(len(op.requests), op.responses))
+
+
 def field_candidates(found: FieldObservations, field_type: str, items_type: str | None,
                      settings: ProposalSettings = ProposalSettings(), *, field: str = "",
-                     request_sized: bool = False) -> list[Candidate]:
+                     request_sized: bool = False, share: Fraction = Fraction(1)) -> list[Candidate]:
     """The invariants one field's observations support (nothing when its values are not all of its type).
     `field`: its path (inside an array, elements are observations); `request_sized`: an array outside any array
-    of an operation with a query parameter."""
+    of an operation with a query parameter; `share`: the operation's `independence`."""
     family = "number" if field_type in ("number", "integer") else field_type
     if found.families != {family}:
         return []
+    found = _discounted(found, share)
     inner = repeated(field) if field else False
     seen = _Seen(found.responses, found.values if inner else found.responses, inner,
                  request_sized and not inner)
@@ -311,17 +355,18 @@ def ready(found: OperationObservations, settings: ProposalSettings) -> bool:
     """Whether an operation has enough observations for proposals: responses from enough distinct requests, or a
     field inside an array observed often enough."""
     return _responses_ready(found, settings) or any(
-        repeated(path) and summary.values >= settings.min_responses for path, summary in found.fields.items())
+        repeated(path) and field_ready(found, path, summary, settings) for path, summary in found.fields.items())
 
 
 def _responses_ready(found: OperationObservations, settings: ProposalSettings) -> bool:
-    return found.responses >= settings.min_responses and len(found.requests) >= settings.min_requests
+    return (_scaled(found.responses, independence(found)) >= settings.min_responses
+            and len(found.requests) >= settings.min_requests)
 
 
 def field_ready(op: OperationObservations, path: str, found: FieldObservations, settings: ProposalSettings) -> bool:
     """Whether one field has enough observations (see the module docstring)."""
     if repeated(path):
-        return found.values >= settings.min_responses
+        return _scaled(found.values, independence(op)) >= settings.min_responses
     return _responses_ready(op, settings)
 
 
@@ -337,7 +382,7 @@ def propose(store: ObservationStore, fields: Sequence[ResponseField],
             continue
         key = (field.operation.method, field.operation.path)
         for c in field_candidates(found, field.type, field.facts.items_type, settings, field=field.field,
-                                  request_sized=key in sized):
+                                  request_sized=key in sized, share=independence(op)):
             out.append(Oracle(field.operation, field.field, c.kind, c.value, OBSERVED, c.reason, enabled=False,
                               operation_id=field.operation_id, evidence=c.evidence))
     return tuple(out)

@@ -41,7 +41,7 @@ from satori_ci.oracles.file import operation_label, parse_operation_label
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import OperationKey
 
-MAX_REQUESTS = 16
+MAX_REQUESTS = 64
 """Distinct request digests kept per operation (enough to tell one request from several)."""
 MAX_STORE_BYTES = 32 * 1024 * 1024
 

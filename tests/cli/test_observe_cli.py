@@ -85,13 +85,16 @@ def test_verify_twice_suggests_then_accepting_one_checks_it(project: Path, capsy
     assert ("items[].open", "boolean_always_false", None, 72, False) in suggested
     assert all(not enabled for *_, enabled in suggested)
 
-    # the same responses again: evidence grows, nothing is duplicated or switched on
+    # the same responses again: no new look (the same requests), nothing is duplicated or switched on
     assert main([*args, str(project / "b.jsonl")]) == 0
     again = _observed(oracles)
-    assert len(again) == len(suggested) and ("items[].open", "boolean_always_false", None, 135, False) in again
+    assert again == suggested
+    assert main([*args, _responses(project / "c.jsonl", range(24, 40))]) == 0  # new pages: evidence grows
+    more = _observed(oracles)
+    assert len(more) == len(suggested) and ("items[].open", "boolean_always_false", None, 120, False) in more
 
     # a response that breaks a suggestion does not fail while it waits ...
-    faulty = _responses(project / "c.jsonl", range(40, 41), open_=True)
+    faulty = _responses(project / "d.jsonl", range(40, 41), open_=True)
     assert main([*args, faulty, "--no-observe"]) == 0
     # ... and does once a reviewer accepted it
     text = Path(oracles).read_text(encoding="utf-8")
@@ -102,7 +105,7 @@ def test_verify_twice_suggests_then_accepting_one_checks_it(project: Path, capsy
     out = capsys.readouterr().out
     assert "VIOLATION GET /things 200  items[].open  boolean_always_false" in out
     accepted = [x for x in _observed(oracles) if x[1] == "boolean_always_false"]
-    assert accepted == [("items[].open", "boolean_always_false", None, 135, True)]  # kept as the reviewer left it
+    assert accepted == [("items[].open", "boolean_always_false", None, 120, True)]  # kept as the reviewer left it
     store = json.loads(Path(".satori/api.observed.json").read_text(encoding="utf-8"))
     assert store["operations"]["GET /things 200"]["violated"] == {"items[].open": {"boolean_always_false": 1}}
 

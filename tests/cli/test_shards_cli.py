@@ -63,6 +63,11 @@ def app() -> Iterator[ResourcesApp]:
         data["orders"][0]["shipping"]["latitude"] = -100
         data["invoices"][0]["pdf_url"] = "n/a"
         data["countries"][0]["latitude"] = 91
+        data["products"] += [{**data["products"][0], "sku": f"SKU-{50000 + 7 * i}", "name": f"Skillet {i}",
+                              "weight_grams": 900 + 37 * i, "image_url": f"https://cdn.example.com/p/{i}.jpg"}
+                             for i in range(30)]  # enough products, all in stock, for an observed oracle
+        for product in data["products"]:
+            product["in_stock"] = True
         yield found
 
 

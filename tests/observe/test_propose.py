@@ -42,7 +42,8 @@ def test_nothing_before_enough_responses_from_enough_requests() -> None:
     f = field("open", "boolean")
     assert propose(store_of("open", [False] * 9), [f]) == ()
     assert propose(store_of("open", [False] * 10, requests=1), [f]) == ()
-    found = propose(store_of("open", [False] * 10, requests=2), [f])
+    assert propose(store_of("open", [False] * 10, requests=2), [f]) == ()  # two requests, each 5 times: 2 looks
+    found = propose(store_of("open", [False] * 10), [f])
     assert [(o.kind, o.source, o.enabled, o.evidence, o.operation_id) for o in found] == \
         [(K.BOOLEAN_ALWAYS_FALSE, OBSERVED, False, 10, "listThings")]
     assert found[0].reason == "observed: always false in all 10 responses"

@@ -24,7 +24,7 @@ from tests.postman.node_runner import needs_node, run_node
 
 EXAMPLES = int(os.environ.get("SATORI_DIFF_EXAMPLES", "200"))
 GENERATE_ONLY = settings(
-    max_examples=EXAMPLES, phases=[Phase.generate], database=None, deadline=None,
+    max_examples=EXAMPLES, phases=[Phase.generate], database=None, deadline=None, derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
 
