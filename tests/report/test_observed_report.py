@@ -47,10 +47,10 @@ def test_the_comment_lists_suggestions_with_how_to_accept_them() -> None:
             "satori-ci reject api/openapi.yaml --oracles .satori/api/openapi.oracles.yaml --all\n```") in section
     rows = cells(to_html(body))
     mine = [[shown(c) for c in r] for r in rows if any("observed:" in shown(c) for c in r)]
-    assert mine == [["", "GET /businesses/search 200", "businesses[].id", "string_fixed_length 22", "37 responses",
+    assert mine == [["", "GET /businesses/search 200", "businesses[].id", "string_fixed_length 22", "37 observations",
                      "observed: 22 characters in all 37 responses"],
                     ["🆕", "GET /businesses/search 200", "businesses[].is_closed", "boolean_always_false",
-                     "40 responses", "observed: None characters in all 40 responses"]]
+                     "40 observations", "observed: None characters in all 40 responses"]]
     assert "Oracle changes" not in body  # the only change is a suggestion: not an oracle change to review
     assert render_comment(observed_check(()), FailOn.VIOLATIONS).body.count("Suggested oracles") == 0
 
