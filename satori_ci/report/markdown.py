@@ -234,8 +234,8 @@ def _suggestions(spec: SpecCheck, limits: Limits) -> list[str]:
     new = new_suggestions(spec)
     fresh = sum(1 for o in found if suggestion_key(o) in new)
     rows = [f"| {'🆕' if suggestion_key(o) in new else ''} | {_op(o.operation, True)} | {_field(o.field, True)} | "
-            f"{esc.cell_code(describe(o), 160)} | {_plural(o.evidence or 0, 'observation')} | {esc.cell(o.reason, 200)} |"
-            for o in found]
+            f"{esc.cell_code(describe(o), 160)} | {_plural(o.evidence or 0, 'observation')} | "
+            f"{esc.cell(o.reason, 200)} |" for o in found]
     intro = (f"{_plural(len(found), 'oracle')} held in every response observed so far ({fresh} new here), in "
              f"{esc.code(spec.oracle_file)} with `source: observed`, off until you accept them. **Accept** them all or "
              "one operation's with `satori-ci accept`, **dismiss** them for good with `satori-ci reject` (`--field "
