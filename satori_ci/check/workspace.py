@@ -14,6 +14,7 @@ from pathlib import Path
 
 from satori_ci.errors import terminate_as_interrupt
 from satori_ci.oracles.errors import OracleFileError
+from satori_ci.oracles.file import oracle_file_name
 from satori_ci.postman.read import TeamCollection, TeamCollectionError, read_team_collection
 from satori_ci.spec.errors import SpecError
 from satori_ci.spec.source import git_toplevel, is_within, open_source
@@ -23,8 +24,7 @@ def default_oracle_path(spec_file: str, directory: str = ".satori") -> Path:
     """`.satori/<spec path with / as .>.oracles.yaml`, e.g. `api/openapi.yaml` -> `.satori/api.openapi.oracles.yaml`;
     a relative `directory` is at the repository's root (whichever folder the command runs from), the path is
     given relative to the current folder."""
-    stem = Path(spec_file).with_suffix("").as_posix().strip("./").replace("/", ".")
-    name = f"{stem or 'spec'}.oracles.yaml"
+    name = oracle_file_name(Path(spec_file).as_posix())
     if Path(directory).is_absolute():
         return Path(directory) / name
     root = git_toplevel(os.getcwd())

@@ -23,6 +23,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from satori_ci.oracles.canonical import MAX_PLAIN_KEY, LoneSurrogateError, literal, oracle_text, read_canonical
@@ -81,6 +82,16 @@ class OracleFile:
 
     def enabled_oracles(self) -> list[Oracle]:
         return [o for e in self.entries for o in e.oracles if o.enabled]
+
+
+def oracle_file_name(spec_path: str) -> str:
+    """The oracle file's name for a spec: its path from the repository root, `/` as `.`, extension dropped, then
+    `.oracles.yaml` (`api/openapi.yaml` -> `api.openapi.oracles.yaml`)."""
+    try:
+        stem = PurePosixPath(spec_path).with_suffix("").as_posix().strip("./").replace("/", ".")
+    except ValueError:  # no file name to take the suffix of
+        stem = ""
+    return f"{stem or 'spec'}.oracles.yaml"
 
 
 def operation_label(key: OperationKey) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from pathlib import PurePosixPath
 
+from satori_ci.oracles.file import oracle_file_name
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
 from satori_ci.report.model import SpecCheck
@@ -18,12 +18,8 @@ MAX_OPERATION_COMMANDS = 20
 
 def default_oracle_file(spec_path: str) -> str:
     """Where `satori-ci accept SPEC` finds the oracle file without `--oracles` (run at the repository's root):
-    `.satori/<spec path with / as .>.oracles.yaml`, as `check.workspace.default_oracle_path` names it."""
-    try:
-        stem = PurePosixPath(spec_path).with_suffix("").as_posix().strip("./").replace("/", ".")
-    except ValueError:  # no file name to take the suffix of
-        stem = ""
-    return f"{DEFAULT_ORACLES_DIR}/{stem or 'spec'}.oracles.yaml"
+    `.satori/` and `oracles.file.oracle_file_name`, as `check.workspace.default_oracle_path` names it."""
+    return f"{DEFAULT_ORACLES_DIR}/{oracle_file_name(spec_path)}"
 
 
 def _arg(value: str) -> str:
