@@ -24,7 +24,7 @@
           collection: postman/api.postman_collection.json   # your own collection: assertions are added to it
           environment: postman/staging.postman_environment.json
         observe:                            # oracles suggested from observed responses (or `observe: false`)
-          min_responses: 20                 # responses an operation needs before anything is suggested
+          min_responses: 10                 # observations a field needs (responses, or list elements)
           min_requests: 2                   # distinct requests they must answer
     backend: rules
     model: gpt-4o

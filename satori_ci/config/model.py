@@ -165,7 +165,7 @@ class RequestsModel(StrictModel):
 
 class ObserveModel(StrictModel):
     min_responses: Count | None = Field(default=None, json_schema_extra={"minimum": 1})
-    """Responses an operation needs before anything is suggested."""
+    """Observations a field needs before anything is suggested: responses, or list elements (default 10)."""
     min_requests: Count | None = Field(default=None, json_schema_extra={"minimum": 1})
     """Distinct requests they must answer."""
 
