@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import defaultdict
 from collections.abc import Iterable
@@ -131,7 +132,11 @@ def describe_changes(base: ResponseField, head: ResponseField, deep: bool = True
     DeepDiff words small facts (`deep`, and within `DEEPDIFF_MAX_ITEMS`); others are compared key by key.
     """
     old, new = _facts_with_type(base), _facts_with_type(head)
-    notes = _deep_notes(old, new) if deep and _small(old) and _small(new) else _plain_notes(old, new)
+    lists = [k for k in old if k in new and isinstance(old[k], list) and isinstance(new[k], list)]
+    notes = [note for k in lists for note in _list_notes(k, old[k], new[k])]  # gained and lost, both named
+    old = {k: v for k, v in old.items() if k not in lists}
+    new = {k: v for k, v in new.items() if k not in lists}
+    notes += _deep_notes(old, new) if deep and _small(old) and _small(new) else _plain_notes(old, new)
     if base.name != head.name:
         notes.append(f"name changed from {_short(base.name)} to {_short(head.name)}")
     return tuple(sorted(dict.fromkeys(notes))) or ("fingerprint changed",)
@@ -206,9 +211,10 @@ def _multiset(values: list[Any]) -> dict[str, tuple[int, Any]]:
 def _sentence(report: str, path: list[Any], old: Any, new: Any) -> str:
     key = str(path[0]) if path else "schema"
     if report == "values_changed" or report == "type_changes":
-        if key in ("description", "title", "pattern") or len(path) > 1:
-            return f"{key} changed"
-        return f"{key} changed from {_short(old)} to {_short(new)}"
+        if key in ("description", "title") and len(path) == 1 and isinstance(old, str) and isinstance(new, str):
+            return f"{key} changed: {_word_diff(old, new)}"
+        where = ".".join(str(step) for step in path) or key
+        return f"{where} changed from {_short(old)} to {_short(new)}"
     if report == "dictionary_item_added":
         return f"{key} added ({_short(new)})"
     if report == "dictionary_item_removed":
@@ -218,6 +224,25 @@ def _sentence(report: str, path: list[Any], old: Any, new: Any) -> str:
     if report == "iterable_item_removed":
         return f"{key} lost {_short(old)}"
     return f"{key} changed"
+
+
+MAX_DIFF_WORDS = 400
+"""Texts longer than this (in words) are not diffed word by word (the diff is quadratic)."""
+
+
+def _word_diff(old: str, new: str, limit: int = 160) -> str:
+    """The words a text lost (`-`) and gained (`+`), in order: `-'0 to 5' +'1 to 10'`."""
+    a, b = old.split(), new.split()
+    if len(a) > MAX_DIFF_WORDS or len(b) > MAX_DIFF_WORDS:
+        return f"{len(a):,} words -> {len(b):,} words"
+    parts: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            parts.append("-" + _short(" ".join(a[i1:i2]), 50))
+        if tag in ("replace", "insert"):
+            parts.append("+" + _short(" ".join(b[j1:j2]), 50))
+    text = " ".join(parts) or "whitespace only"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _short(value: Any, limit: int = 60) -> str:

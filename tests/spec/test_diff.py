@@ -11,6 +11,7 @@ import pytest
 
 from satori_ci.spec import Spec, diff_fields, load_spec
 from satori_ci.spec.diff import DEEPDIFF_MAX_ITEMS, describe_changes
+from satori_ci.spec.model import FieldFacts, OperationKey, ResponseField, SourceLocation
 from tests.spec.conftest import WriteSpec
 
 BASE = """
@@ -67,14 +68,29 @@ def test_added_removed_changed_and_shared_components(write: WriteSpec) -> None:
     head = load_spec(str(write("head.yaml", head_text)))
     diff = diff_fields(base.fields, head.fields)
     changed = {(c.head.operation.path, c.head.field): c.changes for c in diff.changed}
-    assert changed[("/a", "kind")] == ("description changed", "enum gained 'custom'")
+    assert changed[("/a", "kind")] == ("description changed: -'kind.' +'kind of release.'", "enum gained 'custom'")
     # a change to a shared component shows on every field that uses it, in every operation
-    assert changed[("/a", "owner.login")] == ("description changed",)
-    assert changed[("/b", "author.login")] == ("description changed",)
+    assert changed[("/a", "owner.login")] == ('description changed: +"user\'s"',)
+    assert changed[("/b", "author.login")] == changed[("/a", "owner.login")]
     assert [(m.base.operation.path, m.head.operation.path, m.head.field) for m in diff.moved] == [("/a", "/c", "size")]
     assert [f.field for f in diff.added] == ["extra"]
     assert diff.removed == ()
     assert diff.counts() == {"added": 1, "removed": 0, "changed": 3, "moved": 1, "unchanged": 0}
+
+
+def test_changed_keywords_show_their_old_and_new_values() -> None:
+    """An enum that gains and loses members names both; a description shows its words lost and gained; a bound
+    its old and new value; a nested keyword its path."""
+    def field(**facts: object) -> ResponseField:
+        return ResponseField(OperationKey("GET", "/x", "200"), None, "kind", "kind", "string",
+                             FieldFacts(**facts), "T", SourceLocation("api.yaml", "/x"), "fp")  # type: ignore[arg-type]
+
+    old = field(enum=("album", "single"), description="The kind of a release, from 0 to 5.", minimum=0)
+    new = field(enum=("album", "ep"), description="The kind of a release, from 1 to 10.", minimum=1)
+    for deep in (True, False):
+        assert describe_changes(old, new, deep) == (
+            "description changed: -'0' +'1' -'5.' +'10.'", "enum gained 'ep'", "enum lost 'single'",
+            "minimum changed from 0 to 1")
 
 
 FACT_CHANGES = [
