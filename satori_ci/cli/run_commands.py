@@ -32,7 +32,7 @@ from satori_ci.postman.export import collection_json
 from satori_ci.redaction import redact
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.errors import RunError, RunErrorKind
-from satori_ci.run.interface import SENDING_RUNNERS, RunnerName
+from satori_ci.run.interface import RUNNER_NAMES, RunnerName
 from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, MAX_TIMEOUT_S, RunConfig
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
@@ -287,8 +287,9 @@ def register(sub: Any) -> None:
                     "refused (most answers 401/403) or no enabled oracle exercised.")
     _common(run)
     run.add_argument("--base-url", required=True, metavar="URL", help="the server under test")
-    run.add_argument("--runner", choices=SENDING_RUNNERS, default=RunnerName.NEWMAN.value,
-                     help="newman (the Postman collection, needs `npm ci`) or native (Python requests)")
+    run.add_argument("--runner", choices=RUNNER_NAMES, default=RunnerName.AUTO.value,
+                     help="auto (Newman when installed, else native, with a note), newman (the Postman collection) "
+                          "or native (Python requests)")
     add_timeout(run)
     add_max_response_bytes(run)
     run.add_argument("--retries", type=int, default=2, metavar="N",

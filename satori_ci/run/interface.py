@@ -8,6 +8,7 @@ The runners' modules are imported when a runner is built: a command that sends n
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
@@ -46,13 +47,15 @@ class RunnerName(StrEnum):
 
         if self is RunnerName.NATIVE:
             return NativeRunner()
-        from satori_ci.run.newman import NewmanRunner, find_newman
+        from satori_ci.run.newman import NEWMAN_ENV, NewmanRunner, find_newman
 
         if self is RunnerName.NEWMAN:
             return NewmanRunner(team)
         try:
             find_newman()
         except RunError as exc:
+            if os.environ.get(NEWMAN_ENV):  # asked for by path: a wrong path is an error, not a fallback
+                raise
             return _Fallback(NativeRunner(), f"Newman not found, the native runner was used: {exc}")
         return NewmanRunner(team)
 

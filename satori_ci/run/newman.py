@@ -44,6 +44,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 REPORTER_DIR = Path(__file__).resolve().with_name("node")
 """Holds `newman-reporter-satori/`; put on NODE_PATH so that `newman -r satori` finds it."""
 SETUP_COMMAND = "npm ci"
+NEWMAN_VERSION = "6.2.2"
+"""The newman package-lock.json pins (a test keeps them equal)."""
 NEWMAN_ENV = "SATORI_NEWMAN"
 """An explicit path to the newman binary (else node_modules/.bin/newman of the checkout or the current folder,
 else `newman` on PATH)."""
@@ -58,15 +60,25 @@ NODE_TIMER_MAX_MS = 2**31 - 1
 timeout already)."""
 
 
+def setup_hint() -> str:
+    """How to get Newman, for how satori-ci was installed: a checkout has the lock file (`npm ci` there), an
+    installed package does not (the pinned version, globally, or `SATORI_NEWMAN`)."""
+    if (REPO_ROOT / "package-lock.json").is_file():
+        return (f"run `{SETUP_COMMAND}` in the satori-ci checkout ({REPO_ROOT}), which installs the pinned newman "
+                "from package-lock.json (needs Node.js 16+)")
+    return (f"install it with `npm install -g newman@{NEWMAN_VERSION}` (the version satori-ci is tested with; "
+            f"needs Node.js 16+), or set {NEWMAN_ENV} to its path")
+
+
 def find_newman() -> str:
-    """The newman binary to run, or RunError naming the set-up command."""
+    """The newman binary to run, or RunError naming how to install it."""
     explicit = os.environ.get(NEWMAN_ENV)
     if explicit:
         if Path(explicit).is_file():
             return explicit
         raise RunError(RunErrorKind.NEWMAN_MISSING,
-                       f"{NEWMAN_ENV}={explicit}: no such file; unset it and run `{SETUP_COMMAND}` in the "
-                       f"satori-ci checkout, or use --runner native")
+                       f"{NEWMAN_ENV}={explicit}: no such file; point it at the newman binary or unset it, or use "
+                       "--runner native")
     for root in (REPO_ROOT, Path.cwd()):
         local = root / "node_modules" / ".bin" / "newman"
         if local.is_file():
@@ -74,10 +86,7 @@ def find_newman() -> str:
     on_path = shutil.which("newman")
     if on_path:
         return on_path
-    raise RunError(RunErrorKind.NEWMAN_MISSING,
-                   f"newman is not installed: run `{SETUP_COMMAND}` in the satori-ci checkout ({REPO_ROOT}), "
-                   "which installs the pinned newman from package-lock.json (needs Node.js 16+), "
-                   "or use --runner native")
+    raise RunError(RunErrorKind.NEWMAN_MISSING, f"newman is not installed: {setup_hint()}, or use --runner native")
 
 
 def _environment(team: TeamCollection | None, base_url: str, variables: dict[str, str]) -> dict[str, Any]:

@@ -134,21 +134,35 @@ def test_run_newman_end_to_end(bookshop: Bookshop, capsys: pytest.CaptureFixture
     assert out.splitlines()[-1].startswith("newman: 4 responses, 4 checked, 1 violation, 22 of 22 oracles exercised, ")
 
 
-def test_newman_missing_names_the_setup_command(bookshop: Bookshop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(newman_module, "REPO_ROOT", tmp_path)
+def test_without_newman_run_falls_back_and_names_the_install_command(
+        bookshop: Bookshop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`--runner auto` (the default) runs natively with a note; `--runner newman` is exit 3; both say how to get
+    Newman for how satori-ci was installed: a package (no lock file beside it) or a checkout (`npm ci`)."""
+    monkeypatch.setattr(newman_module, "REPO_ROOT", tmp_path)  # an installed package: no package-lock.json
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("SATORI_NEWMAN", raising=False)
     args = ["run", SPEC, "--oracles", ORACLES, "--base-url", bookshop.server.base_url]
-    assert main(args) == 3
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Newman not found, the native runner was used" in out
+    assert f"`npm install -g newman@{newman_module.NEWMAN_VERSION}`" in out
+    assert main([*args, "--runner", "newman"]) == 3
     err = capsys.readouterr().err
-    assert err.startswith("satori-ci: error: newman is not installed: run `npm ci` in the satori-ci checkout")
-    assert "--runner native" in err
-    assert main([*args, "--runner", "native"]) == 0
-    monkeypatch.setenv("SATORI_NEWMAN", str(tmp_path / "nope"))
+    assert err.startswith("satori-ci: error: newman is not installed: install it with `npm install -g newman@")
+    assert "SATORI_NEWMAN" in err and "--runner native" in err
+    (tmp_path / "package-lock.json").write_text("{}", encoding="utf-8")  # a checkout
+    assert main([*args, "--runner", "newman"]) == 3
+    assert "run `npm ci` in the satori-ci checkout" in capsys.readouterr().err
+    monkeypatch.setenv("SATORI_NEWMAN", str(tmp_path / "nope"))  # asked for by path: an error, even with auto
     assert main(args) == 3
-    assert "npm ci" in capsys.readouterr().err
+    assert "SATORI_NEWMAN=" in capsys.readouterr().err
+
+
+def test_the_pinned_newman_is_the_one_satori_ci_names() -> None:
+    lock = json.loads((Path(newman_module.__file__).resolve().parents[2] / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/newman"]["version"] == newman_module.NEWMAN_VERSION
 
 
 def test_verify_reads_null_like_from_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from satori_ci.cli import main
 from satori_ci.demo import Bookshop
 from satori_ci.plan.expand import build_requests
+from satori_ci.run import newman as newman_module
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.interface import RUNNER_NAMES, SENDING_RUNNERS, RequestRunner, RunnerName
 from satori_ci.run.newman import NEWMAN_ENV
@@ -30,7 +32,7 @@ def test_the_names_users_give() -> None:
 
 def test_cli_choices_come_from_the_names(capsys: pytest.CaptureFixture[str]) -> None:
     for command, names in (("check", "{auto,newman,native}"), ("demo", "{auto,newman,native}"),
-                           ("run", "{newman,native}")):
+                           ("run", "{auto,newman,native}")):
         with pytest.raises(SystemExit):
             main([command, "--runner", "fast"])
         assert "invalid choice: 'fast' (choose from" in capsys.readouterr().err
@@ -40,14 +42,19 @@ def test_cli_choices_come_from_the_names(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_auto_is_the_native_runner_without_newman(monkeypatch: pytest.MonkeyPatch, bookshop: Bookshop,
-                                                  bookshop_spec: Spec) -> None:
-    monkeypatch.setenv(NEWMAN_ENV, MISSING)
+                                                  bookshop_spec: Spec, tmp_path: Path) -> None:
+    monkeypatch.setattr(newman_module, "REPO_ROOT", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv(NEWMAN_ENV, raising=False)
     runner: RequestRunner = RunnerName.AUTO.build()
     assert runner.name == "native"
     result = runner.run(build_requests(bookshop_spec, []), RunConfig(bookshop.server.base_url, retries=0))
     assert result.runner == "native" and result.requests > 0
-    assert result.notes[-1].startswith(f"Newman not found, the native runner was used: {NEWMAN_ENV}={MISSING}: "
-                                       "no such file")
+    assert result.notes[-1].startswith("Newman not found, the native runner was used: newman is not installed")
+    monkeypatch.setenv(NEWMAN_ENV, MISSING)  # asked for by path: a wrong path is an error, not a fallback
+    with pytest.raises(RunError, match="no such file"):
+        RunnerName.AUTO.build()
 
 
 def test_auto_is_newman_when_it_is_installed() -> None:
