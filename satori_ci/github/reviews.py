@@ -25,10 +25,7 @@ from github.PullRequest import PullRequest
 from satori_ci.github.client import PullRequestSession, api_error
 from satori_ci.github.outcome import CommentStatus
 from satori_ci.github.retry import GaveUp, run_with_retries
-from satori_ci.report.suggested_changes import SuggestedChange, new_changes, review_body
-
-SUGGESTION_MARKER_START = "<!-- satori-ci:suggestion="
-"""How the first line of each of our suggestion comments starts (`report.suggested_changes.suggestion_marker`)."""
+from satori_ci.report.suggested_changes import SUGGESTION_MARKER_START, SuggestedChange, new_changes, review_body
 
 ChangesFor = Callable[[Mapping[str, str]], Sequence[SuggestedChange]]
 """The pull request's patches (path -> patch, for the paths asked about) -> the suggestion comments they call for."""

@@ -72,9 +72,13 @@ class SuggestedChange:
     """The spec's accept-all command (plain text), for the suggestions left out of the review."""
 
 
+SUGGESTION_MARKER_START = "<!-- satori-ci:suggestion="
+"""How the first line of each of our suggestion comments starts (`suggestion_marker`)."""
+
+
 def suggestion_marker(path: str) -> str:
     """The first line of a suggestion comment's body: whose comment it is, for the next run."""
-    return f"<!-- satori-ci:suggestion={esc.marker_path(path)} -->"
+    return f"{SUGGESTION_MARKER_START}{esc.marker_path(path)} -->"
 
 
 def _waiting(sites: OracleSites, wanted: set[tuple[object, ...]]) -> Iterable[tuple[OracleRef, Oracle, int]]:
