@@ -21,6 +21,8 @@ class ExitCode(IntEnum):
     VIOLATIONS = 1
     INPUT_ERROR = 2
     INFRASTRUCTURE = 3
+    CHANGE_UNCHECKED = 4
+    """The run exercised too few of the oracles a pull request adds or changes (`min-changed-exercised`)."""
     BUG = 70
     INTERRUPTED = 130
 

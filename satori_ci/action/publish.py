@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from satori_ci.action.log import say
+from satori_ci.action.report_files import write_report_files
 from satori_ci.action.stopped import RUN_MARKER
 from satori_ci.check.stores import store_file_of
 from satori_ci.check.target import SpecOutcome
@@ -58,7 +59,7 @@ def publish(ctx: ActionContext, outcomes: list[SpecOutcome]) -> int:
     outputs(ctx, {
         "violations": str(report.violations), "oracles-added": str(counts[0]),
         "oracles-changed": str(counts[1]), "oracles-removed": str(counts[2]),
-        "report": str(report_path), "oracle-files": "\n".join(written),
+        "report": str(report_path), "oracle-files": "\n".join(written), **write_report_files(ctx, report),
     })
     suggest_changes(ctx, report, committed)
     return int(report.exit_code)
@@ -68,7 +69,8 @@ def no_spec(ctx: ActionContext) -> int:
     """Nothing to check: a notice and empty outputs, exit 0."""
     say(notice("satori-ci: no OpenAPI spec changed; nothing to check"))
     outputs(ctx, {"violations": "0", "oracles-added": "0", "oracles-changed": "0",
-                  "oracles-removed": "0", "report": "", "oracle-files": ""})
+                  "oracles-removed": "0", "report": "", "oracle-files": "",
+                  **write_report_files(ctx, CheckReport((), ctx.inputs.fail_on))})  # an empty log closes old alerts
     return ExitCode.OK
 
 

@@ -4,6 +4,7 @@ published; with the `merge` input, the shards' reports merged instead."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import replace
 
 from satori_ci.action.log import feed
@@ -15,8 +16,10 @@ from satori_ci.action.targets import check_options, targets, trust_notice, trust
 from satori_ci.check.spec_check import check_spec
 from satori_ci.check.target import SpecOutcome
 from satori_ci.config import load_config
+from satori_ci.console.heartbeat import Heartbeat
 from satori_ci.github.context import ActionContext
 from satori_ci.github.specs import select_specs
+from satori_ci.run.breaker import origin
 
 
 def run(ctx: ActionContext, progress: Progress | None = None) -> int:
@@ -36,7 +39,13 @@ def run(ctx: ActionContext, progress: Progress | None = None) -> int:
     outcomes: list[SpecOutcome] = []
     trusted = trusted_config(ctx, config)
     for target in targets(ctx, config, trusted, specs):
-        outcome = check_spec(target, options)
+        beat = Heartbeat(origin(target.staging_url), sys.stderr) if target.staging_url else None
+        try:
+            outcome = check_spec(target, options if beat is None else replace(
+                options, on_request=beat.update, on_stage=beat.on_stage))
+        finally:
+            if beat is not None:
+                beat.close()
         notice_text = trust_notice(trusted, config, target)
         if notice_text is not None:
             outcome = replace(outcome, check=replace(outcome.check, notices=(*outcome.check.notices, notice_text)))

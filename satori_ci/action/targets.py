@@ -93,6 +93,8 @@ def targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, s
             oracle_file=oracle_file,
             settings=settings, staging_url=staging.url, headers=staging.headers, plan=plan,
             min_exercised=sending.requests.min_exercised_or_default,
+            min_changed=(ctx.inputs.min_changed if ctx.inputs.min_changed is not None
+                         else sending.requests.min_changed_or_default),
             fail_on_server_errors=sending.requests.fail_on_server_errors, team=team,
             trusted_store=trusted_store,
         ))

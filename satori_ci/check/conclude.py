@@ -114,11 +114,14 @@ def conclude(frame: CheckFrame, run: RunResult | None, fields: Sequence[Response
     new_oracles = frozenset(
         identity(o) for f in oracle_diff.fields for o in (*f.added, *(c.new for c in f.changed))
     )
+    rules = frame.rules or SpecConfig(path=frame.check.spec)
+    changed = frozenset(identity(o) for f in oracle_diff.fields for o in (*f.added, *(c.new for c in f.changed))
+                        if o.enabled and rules.checks(o)) if frame.compared else frozenset()
     check = frame.check
     check = replace(
-        check, oracle_diff=oracle_diff, run=run, new_oracles=new_oracles,
+        check, oracle_diff=oracle_diff, run=run, new_oracles=new_oracles, changed=changed,
         locations=dict(locate(wanted_locations(check.field_diff, oracle_diff, run))),
         suggestions=pending(updated), observation=observation,
-        preexisting=preexisting(run, frame.previous, new_oracles, frame.rules or SpecConfig(path=check.spec)),
+        preexisting=preexisting(run, frame.previous, new_oracles, rules),
     )
     return SpecOutcome(check, updated, store)

@@ -70,6 +70,13 @@ class CheckFrame:
     """The observation store next to the oracle file, as it was (secrets scrubbed)."""
     proposal: ProposalSettings = field(default_factory=ProposalSettings)
     store_file: str = ""
+    compared: bool = True
+    """There is a base to compare with (a pull request, `--base`): the oracles the change adds or changes are
+    judged (`SpecCheck.changed`); without one, a check has no change to judge."""
+
+
+MAX_INFERENCE_WARNINGS = 3
+"""The inference's warnings (an LLM server that failed and was left for the rules) the report repeats as notices."""
 
 
 @dataclass(frozen=True)
@@ -123,10 +130,12 @@ def prepare(target: SpecTarget, options: CheckOptions) -> Prepared:
         inference=InferenceSummary(options.backend, update.reused, update.moved, update.inferred, update.pending,
                                    update.stats),
         oracles_enabled=len(checked), run=None, run_skipped=None if target.staging_url else "no staging URL",
-        notices=notices, suspects=suspects(trusted, checked),
+        notices=(*notices, *update.stats.warnings[:MAX_INFERENCE_WARNINGS]), suspects=suspects(trusted, checked),
+        min_changed=target.min_changed,
     )
     rules = SpecConfig(path=settings.path, null_like=settings.null_like, skip_kinds=settings.skip_kinds,
                        ignore=settings.ignore)
     frame = CheckFrame(check, previous=previous, inferred=update.file, rules=rules, observing=observing,
-                       stored=stored, proposal=proposal_settings(settings, head), store_file=str(store_file))
+                       stored=stored, proposal=proposal_settings(settings, head), store_file=str(store_file),
+                       compared=target.base is not None)
     return Prepared(frame, head, checked)

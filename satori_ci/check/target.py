@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from satori_ci.config import SpecConfig
+from satori_ci.config.settings import ChangeMinimum
 from satori_ci.infer.interface import Inferred
 from satori_ci.infer.llm import LLMConfig, ProgressCallback
 from satori_ci.observe.store import ObservationStore
@@ -33,6 +34,8 @@ class SpecTarget:
     plan: PlanSettings = field(default_factory=PlanSettings)
     """What may be sent, with which values (from trusted config and flags, resolved by the caller)."""
     min_exercised: int = 1
+    min_changed: ChangeMinimum = field(default_factory=ChangeMinimum)
+    """How many of the oracles the change adds or changes the run must exercise (trusted input only)."""
     fail_on_server_errors: bool = True
     team: TeamCollection | None = None
     """The team's own Postman collection (from trusted input): its requests carry the assertions."""

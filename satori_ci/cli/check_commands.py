@@ -19,10 +19,12 @@ from satori_ci.check.stores import store_file_of
 from satori_ci.check.target import CheckOptions, SpecTarget
 from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
+from satori_ci.cli.report_files import add_report_file_options, write_report_files
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
 from satori_ci.cli.run_commands import add_max_response_bytes, add_timeout
 from satori_ci.cli.spec_commands import add_spec_options
 from satori_ci.config import ObserveSettings, ProjectConfig, load_config
+from satori_ci.config.settings import ChangeMinimum, RequestSettings, change_minimum
 from satori_ci.errors import ExitCode, UsageError, classify
 from satori_ci.infer.factory import BACKENDS
 from satori_ci.infer.llm import LLMConfig
@@ -33,6 +35,7 @@ from satori_ci.redaction import current
 from satori_ci.report.json_report import report_json
 from satori_ci.report.model import CheckReport, FailOn
 from satori_ci.report.terminal import render_terminal
+from satori_ci.run.breaker import origin
 from satori_ci.run.interface import RUNNER_NAMES, RunnerName
 from satori_ci.shard.binding import RunBinding, bind_spec, config_digest
 from satori_ci.shard.errors import ShardReportError
@@ -57,6 +60,15 @@ def _spec_path(ref: str) -> str:
     return ref.partition(":")[2].removeprefix("./")
 
 
+def _min_changed(flag: str | None, requests: RequestSettings) -> ChangeMinimum:
+    if flag is None:
+        return requests.min_changed_or_default
+    try:
+        return change_minimum(flag)
+    except ValueError:
+        raise UsageError("--min-changed-exercised must be a whole number (0 or more) or a share like 50%") from None
+
+
 def options_from(args: argparse.Namespace, config: ProjectConfig, environ: dict[str, str]) -> CheckOptions:
     backend = args.backend or config.backend or "rules"
     llm = None
@@ -78,8 +90,9 @@ def run_check(args: argparse.Namespace) -> int:
     shard = parse_shard(args.shard)
     if args.shard_report is None:
         raise UsageError("--shard I/N writes a partial report: give its file with --shard-report FILE")
-    if args.json:
-        raise UsageError("--json is for the verdict, which `satori-ci merge` gives once every shard ran")
+    if args.json or args.junit or args.sarif:
+        raise UsageError("--json, --junit and --sarif are for the verdict, which `satori-ci merge` gives once every "
+                         "shard ran")
     try:
         return _check(args, shard)
     except Exception as exc:  # the merge must name the shard that could not run
@@ -114,12 +127,14 @@ def _check(args: argparse.Namespace, shard: Shard | None) -> int:
         check_base_url(url, "the staging URL")
     options = options_from(args, config, environ)
     bar = ProgressBar("inferring", enabled=not args.quiet)
-    requests_bar = ProgressBar("requests", enabled=not args.quiet)
-    options = replace(options, progress=bar.update, on_request=requests_bar.update)
+    requests_bar = ProgressBar("requests", enabled=not args.quiet, heartbeat=origin(url) if url else None)
+    options = replace(options, progress=bar.update, on_request=requests_bar.update,
+                      on_stage=requests_bar.start_heartbeat)
     target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
                         staging_url=url, headers=inputs.headers, plan=inputs.plan,
                         min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors,
-                        team=inputs.team, trusted_store=trusted_store_ref(args.base, store_file))
+                        team=inputs.team, trusted_store=trusted_store_ref(args.base, store_file),
+                        min_changed=_min_changed(args.min_changed_exercised, settings.requests))
     if shard is not None:
         try:
             part = check_shard(target, options, shard)
@@ -147,6 +162,7 @@ def _check(args: argparse.Namespace, shard: Shard | None) -> int:
         write_atomically(store_file, dump_store(outcome.store), outside_ok=outside_ok)
     fail_on = FailOn(args.fail_on) if args.fail_on else (config.fail_on or FailOn.VIOLATIONS)
     report = CheckReport((outcome.check,), fail_on)
+    write_report_files(args, report)
     emit(report, args.json, notes)
     return report.exit_code
 
@@ -241,6 +257,7 @@ def run_merge(args: argparse.Namespace) -> int:
             if outcome.store is not None:
                 write_atomically(store_file_of(target.oracle_file), dump_store(outcome.store),
                                  outside_ok=target.outside_ok)
+    write_report_files(args, merged.report)
     emit(merged.report, args.json, list(merged.notes))
     return merged.report.exit_code
 
@@ -304,10 +321,14 @@ def register(sub: Any) -> None:
     check.add_argument("--runner", choices=RUNNER_NAMES, default=RunnerName.AUTO.value,
                        help="auto (Newman when installed, else native), newman, native")
     check.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: violations")
+    check.add_argument("--min-changed-exercised", metavar="N|P%",
+                       help="exit 4 when the run exercised fewer than N (or P%%) of the oracles the change adds or "
+                            "changes (default: the config's requests.min_changed_exercised, else 1; 0: never)")
     check.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
     add_timeout(check)
     add_max_response_bytes(check)
     check.add_argument("--json", action="store_true", help="machine-readable report")
+    add_report_file_options(check)
     check.add_argument("--no-write", action="store_true",
                        help="do not update the oracle file nor the observation store next to it")
     check.add_argument("--no-observe", action="store_true",
@@ -336,6 +357,7 @@ def register(sub: Any) -> None:
     merge.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: the config's, else violations")
     merge.add_argument("--config", metavar="FILE", help="project config file (default .satori.yml when present)")
     merge.add_argument("--json", action="store_true", help="machine-readable report")
+    add_report_file_options(merge)
     merge.add_argument("--no-write", action="store_true",
                        help="do not update the oracle file nor the observation store next to it")
     merge.set_defaults(handler=run_merge)

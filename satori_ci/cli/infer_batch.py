@@ -200,7 +200,7 @@ def run_batch(args: argparse.Namespace, spec: Spec, oracle_file: Path, outside_o
                          "without --batch: the rules answer)")
     from satori_ci.infer.llm.batch_client import BatchClient  # imports openai: only when it is used
 
-    with BatchClient(api_key=key, base_url=args.base_url, timeout=config.timeout) as api:
+    with BatchClient(api_key=key, base_url=args.base_url, timeout=max(config.timeout, 60.0)) as api:
         if args.batch == "status":
             assert state is not None
             return batch.status(api, state)

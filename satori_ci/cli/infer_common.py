@@ -7,8 +7,10 @@ import argparse
 import os
 from pathlib import Path
 
+from satori_ci.errors import UsageError
 from satori_ci.infer.factory import BACKENDS
 from satori_ci.infer.incremental import UpdateResult
+from satori_ci.infer.interface import inferred_text
 from satori_ci.infer.llm import LLMConfig
 from satori_ci.infer.llm.config import DEFAULT_MODEL
 
@@ -25,16 +27,25 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="LLM requests at once (default 4)")
     parser.add_argument("--max-calls", type=int, help="LLM request budget for this run")
     parser.add_argument("--max-tokens", type=int, help="LLM token budget for this run")
+    parser.add_argument("--llm-timeout", type=float, default=LLMConfig.timeout, metavar="S",
+                        help=f"seconds an LLM request waits for its answer (default {LLMConfig.timeout:g}); after "
+                             f"{LLMConfig.breaker_after} 5XX answers, timeouts or connection errors in a row the run "
+                             "stops calling the server and the rules infer the rest")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary (warnings still shown)")
+
+
+MAX_LLM_TIMEOUT_S = 3600.0
 
 
 def llm_config(args: argparse.Namespace) -> LLMConfig | None:
     if args.backend != "llm":
         return None
+    timeout = args.llm_timeout
+    if not 0 < timeout <= MAX_LLM_TIMEOUT_S:  # NaN fails every comparison
+        raise UsageError(f"--llm-timeout must be more than 0 seconds and at most {MAX_LLM_TIMEOUT_S:g}")
     return LLMConfig(model=args.model, base_url=args.base_url, api_key=os.environ.get(args.api_key_env) or None,
-                     concurrency=max(1, args.concurrency), max_calls=args.max_calls, max_tokens=args.max_tokens)
-
-
+                     concurrency=max(1, args.concurrency), max_calls=args.max_calls, max_tokens=args.max_tokens,
+                     timeout=timeout)
 
 
 def dropped_lines(result: UpdateResult, shown: int = 3) -> list[str]:
@@ -57,13 +68,14 @@ def summary_lines(result: UpdateResult, path: Path, backend: str, *, batch_reque
     """The run in a few lines; `batch_requests`: the answers came from a batch of that many requests."""
     oracles = sum(len(e.oracles) for e in result.file.entries)
     lines = [f"{len(result.file.entries)} field(s): {result.reused} reused, {result.moved} moved, "
-             f"{result.inferred} inferred ({backend}); {oracles} oracle(s) in {path}"]
+             f"{inferred_text(result.inferred, backend, result.stats)}; {oracles} oracle(s) in {path}"]
     stats = result.stats
     if batch_requests is not None:
         lines.append(f"llm (Batch API, half price): {batch_requests} request(s), {stats.prompt_tokens:,} prompt + "
                      f"{stats.completion_tokens:,} completion tokens, about ${stats.cost_usd:.4f}")
     elif stats.calls:
-        lines.append(f"llm: {stats.calls} call(s), {stats.prompt_tokens:,} prompt + "
+        failed = f" ({stats.failed_calls} failed)" if stats.failed_calls else ""
+        lines.append(f"llm: {stats.calls} call(s){failed}, {stats.prompt_tokens:,} prompt + "
                      f"{stats.completion_tokens:,} completion tokens, about ${stats.cost_usd:.4f}")
     lines.extend(f"warning: {w}" for w in stats.warnings)
     lines.extend(dropped_lines(result))

@@ -15,6 +15,7 @@ from satori_ci.check.spec_check import request_set
 from satori_ci.check.stores import read_store, store_file_of
 from satori_ci.check.workspace import ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
+from satori_ci.cli.report_files import add_report_file_options, run_report, write_report_files
 from satori_ci.cli.request_options import RequestInputs, add_request_options, check_base_url, request_inputs
 from satori_ci.cli.spec_commands import add_spec_options, load, parse_operation
 from satori_ci.config import SpecConfig, load_config
@@ -31,6 +32,7 @@ from satori_ci.plan.requests import RequestSet
 from satori_ci.postman.export import collection_json
 from satori_ci.redaction import redact
 from satori_ci.report.run_text import run_json, run_text
+from satori_ci.run.breaker import origin
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.interface import RUNNER_NAMES, RunnerName
 from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
@@ -190,12 +192,14 @@ def run_run(args: argparse.Namespace) -> int:
     observe = _observed(args, spec)
     planned, inputs = _planned(args, spec, oracles, args.base_url, observe)
     _notes(inputs.notes)
-    bar = ProgressBar("requests", enabled=not args.quiet)
+    bar = ProgressBar("requests", enabled=not args.quiet, heartbeat=origin(args.base_url))
+    bar.start_heartbeat()
     config = replace(_config(args, inputs), progress=bar.update)
     try:
         result = RunnerName(args.runner).build(inputs.team).run(planned, config)
     finally:
         bar.close()
+    write_report_files(args, run_report(spec, result, args.oracles))
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "base_url": args.base_url})
     _observe(args, spec, observe, result)
     return result.exit_code
@@ -215,6 +219,7 @@ def run_verify(args: argparse.Namespace) -> int:
     result = verify_responses(spec, oracles, recorded, null_like(args, spec),
                               None if args.list_all else VIOLATIONS_PER_ORACLE,
                               observed_fields(observe) if observe is not None else None)
+    write_report_files(args, run_report(spec, result, args.oracles))
     _finish(result, args, {"spec": spec.source, "oracles": args.oracles, "responses": args.responses})
     _observe(args, spec, observe, result)
     if result.violations:
@@ -262,6 +267,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="FILE", help="also write the results as JSON")
+    add_report_file_options(parser)
     parser.add_argument("--no-observe", action="store_true",
                         help="do not feed the 2XX JSON responses to the observation store next to the oracle file "
                              "(x.oracles.yaml: x.observed.json), nor suggest observed oracles in the oracle file")

@@ -20,6 +20,7 @@
             "GET /reports/{report_id}": {report_id: r-42}
           chain: 3                          # ids taken from a list response per detail operation (0: off)
           min_exercised: 1                  # fewer oracles exercised than this: the run proves nothing (exit 3)
+          min_changed_exercised: 1          # of the oracles a change adds or changes (or a share: 50%); fewer: exit 4
           server_errors: fail               # a 5XX answer fails the check (fail) or is only reported (report)
           collection: postman/api.postman_collection.json   # your own collection: assertions are added to it
           environment: postman/staging.postman_environment.json

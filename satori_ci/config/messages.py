@@ -37,7 +37,8 @@ _TOP_CHECKS = ("unknown", "specs", "fail_on", "spec", "backend", "model", "oracl
 _SPEC_CHECKS = (
     "entry", "unknown", "path", "staging", "headers", "skip_kinds", "skip_kind", "ignore", "staging.url",
     "staging.url_env", "null_like", "ignore.operations", "ignore.fields", "requests", "operations", "unsafe",
-    "unsafe_glob", "values", "chain", "min_exercised", "server_errors", "collection", "environment", "observe",
+    "unsafe_glob", "values", "chain", "min_exercised", "min_changed_exercised", "server_errors", "collection",
+    "environment", "observe",
     "observe.min_requests", "observe.min_responses", "observe.at_least_one",
 )
 """The checks of one entry of `specs`, in the order the reader has always made them."""
@@ -225,6 +226,8 @@ class _Walk(EntryKeys):
             return key, (), section, key, _strings(where)
         if key in ("chain", "min_exercised"):
             return key, (), section, key, _count(where)
+        if key == "min_changed_exercised":
+            return key, (), section, key, f"'{where}' must be a whole number from 0 to 1000 or a share like 50%"
         if key == "server_errors":
             return key, (), section, key, _choice(key, section.get(key), get_args(ServerErrors))
         return key, (), section, key, _path(where, error)

@@ -25,6 +25,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from satori_ci.config.settings import CHANGE_SHARE
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.spec.source import leaves_repository
 from satori_ci.strict import Str, StrictModel, as_pairs
@@ -84,6 +85,15 @@ def _one_value(value: Any) -> Any:
     raise PydanticCustomError("parameter_value", "a string, a number or {env: VARIABLE}")
 
 
+def _change_minimum(value: Any) -> Any:
+    """A whole number from 0 to `MAX_COUNT`, or a share `0%` to `100%`, told at once (one error, one message)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    if isinstance(value, str) and CHANGE_SHARE.fullmatch(value):
+        return value
+    raise PydanticCustomError("change_minimum", "a whole number or a share like 50%")
+
+
 def _falsy_as_none(value: Any) -> Any:
     """`headers:` with an empty (or false, or zero) value means no headers, as it always has."""
     return value or None
@@ -98,6 +108,9 @@ Strings = Annotated[list[Str], Field(fail_fast=True)]
 Text = Annotated[Str, Field(min_length=1)]
 RepoPath = Annotated[Text, AfterValidator(_inside_repository)]
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+ChangeMinimumValue = Annotated[int | str, BeforeValidator(_change_minimum), WithJsonSchema(
+    {"oneOf": [{"type": "integer", "minimum": 0, "maximum": MAX_COUNT},
+               {"type": "string", "pattern": CHANGE_SHARE.pattern}]})]
 EnvName = Annotated[Str, AfterValidator(_env_name), WithJsonSchema(
     {"type": "string", "description": "The NAME of the environment variable that holds the value."})]
 OperationKey = Annotated[Str, AfterValidator(_operation_key)]
@@ -155,6 +168,9 @@ class RequestsModel(StrictModel):
     """Requests in flight at once (default 1)."""
     min_exercised: Count | None = None
     """Fewer oracles exercised than this: the run proves nothing (exit 3)."""
+    min_changed_exercised: ChangeMinimumValue | None = None
+    """Of the oracles a pull request adds or changes, how many the run must exercise (a number, or a share like
+    `50%`; default 1, 0 never asks): fewer, and the change went unchecked (exit 4)."""
     server_errors: ServerErrors | None = None
     """Whether a 5XX answer fails the check (`fail`, the default) or is only reported (`report`)."""
     collection: RepoPath | None = None

@@ -25,6 +25,7 @@ from satori_ci.config.settings import (
     RequestSettings,
     SpecConfig,
     Value,
+    change_minimum,
 )
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.spec.errors import SpecError, SpecErrorKind
@@ -77,6 +78,8 @@ def _requests(section: RequestsModel | None) -> RequestSettings:
         unsafe=tuple(section.unsafe or ()), values=_values(section.values), operations=tuple(operations),
         chain=section.chain, budget=section.budget, time_budget=section.time_budget, rate=section.rate,
         concurrency=section.concurrency, min_exercised=section.min_exercised, server_errors=section.server_errors,
+        min_changed_exercised=(None if section.min_changed_exercised is None
+                               else change_minimum(section.min_changed_exercised)),
         collection=section.collection, environment=section.environment)
 
 

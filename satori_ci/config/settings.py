@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -23,6 +25,42 @@ class FailOn(StrEnum):
     NEW_VIOLATIONS = "new-violations"
     """Only violations of oracles added or changed by this pull request fail it."""
     NEVER = "never"
+
+
+CHANGE_SHARE = re.compile(r"(100|[1-9]?[0-9])%")
+"""A share of a change's oracles, as `requests.min_changed_exercised` and `--min-changed-exercised` write it."""
+
+
+@dataclass(frozen=True)
+class ChangeMinimum:
+    """How many of the oracles a pull request adds or changes its check must exercise: a count, or a share."""
+
+    count: int = 1
+    percent: int | None = None
+    """When set, a share of the changed oracles (rounded up) instead of `count`."""
+
+    def required(self, changed: int) -> int:
+        """Of `changed` oracles, how many must be exercised (never more than there are)."""
+        if self.percent is not None:
+            return math.ceil(changed * self.percent / 100)
+        return min(self.count, changed)
+
+    def __str__(self) -> str:
+        return f"{self.percent}%" if self.percent is not None else str(self.count)
+
+
+def change_minimum(value: int | str) -> ChangeMinimum:
+    """`3` or `"3"` is a count, `"50%"` a share; ValueError for anything else (the config's model checked it)."""
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(value)
+        return ChangeMinimum(value)
+    text = value.strip()
+    if CHANGE_SHARE.fullmatch(text):
+        return ChangeMinimum(percent=int(text[:-1]))
+    if text.isascii() and text.isdigit() and len(text) <= 7:
+        return ChangeMinimum(int(text))
+    raise ValueError(value)
 
 
 @dataclass(frozen=True)
@@ -90,6 +128,7 @@ class RequestSettings:
     rate: float | None = None
     concurrency: int | None = None
     min_exercised: int | None = None
+    min_changed_exercised: ChangeMinimum | None = None
     server_errors: str | None = None
     """`fail` (default) or `report`."""
     collection: str | None = None
@@ -98,6 +137,10 @@ class RequestSettings:
     @property
     def min_exercised_or_default(self) -> int:
         return self.min_exercised if self.min_exercised is not None else 1
+
+    @property
+    def min_changed_or_default(self) -> ChangeMinimum:
+        return self.min_changed_exercised if self.min_changed_exercised is not None else ChangeMinimum()
 
     @property
     def fail_on_server_errors(self) -> bool:

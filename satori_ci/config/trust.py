@@ -18,7 +18,8 @@ def trust_changes(trusted: ProjectConfig, proposed: ProjectConfig, spec_path: st
         changed.append("specs[].staging.url_env")
     if base.headers != head.headers:
         changed.append("specs[].staging.headers")
-    for name in ("unsafe", "values", "operations", "chain", "min_exercised", "server_errors", "collection",
+    for name in ("unsafe", "values", "operations", "chain", "min_exercised", "min_changed_exercised",
+                 "server_errors", "collection",
                  "environment"):
         if getattr(base.requests, name) != getattr(head.requests, name):
             changed.append(f"specs[].requests.{name}")

@@ -18,7 +18,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from satori_ci.github.errors import ActionConfigError
-from satori_ci.report.model import FailOn
+from satori_ci.report.model import ChangeMinimum, FailOn, change_minimum
 from satori_ci.spec.source import leaves_repository
 
 DEFAULT_ORACLES_DIR = ""
@@ -68,6 +68,10 @@ class ActionInputs:
     github_token: str | None = field(default=None, repr=False)
     config: str | None = None
     """Path of the project config file, if one was given."""
+    junit: str | None = None
+    """`junit`: where to write the report as JUnit XML (a path inside the repository), if anywhere."""
+    sarif: str | None = None
+    """`sarif`: where to write the violations as SARIF 2.1.0 (a path inside the repository), if anywhere."""
     shard: str | None = None
     """`I/N`: this job checks shard I of N of the operations and writes a partial report, nothing else (the text
     as given: the action parses it, `satori_ci.action.shards.input_shard`)."""
@@ -78,6 +82,8 @@ class ActionInputs:
     """`timeout`: seconds one staging request may take in all (connect, headers, body), as `--timeout`."""
     budget: tuple[int | None, float | None, float | None, int | None] = (None, None, None, None)
     """`budget`, `time-budget`, `rate`, `concurrency` (None: not given; the trusted config's or the default)."""
+    min_changed: ChangeMinimum | None = None
+    """`min-changed-exercised` (None: not given; the trusted config's `requests.min_changed_exercised`, else 1)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -97,6 +103,8 @@ class ActionInputs:
             comment=_choice(get("comment"), "comment", CommentMode, CommentMode.STICKY),
             github_token=get("github-token"),
             config=_relative_path(get("config"), "config"),
+            junit=_relative_path(get("junit"), "junit"),
+            sarif=_relative_path(get("sarif"), "sarif"),
             shard=_shard(get("shard"), get("merge")),
             merge=_split_specs(get("merge")),
             timeout_s=_timeout(get("timeout")),
@@ -104,6 +112,7 @@ class ActionInputs:
                                                                                 float, 0, 86400, open_low=True),
                     _number(get("rate"), "rate", float, 0, 10000), _number(get("concurrency"), "concurrency", int, 1,
                                                                            32)),
+            min_changed=_change_minimum(get("min-changed-exercised")),
         )
 
     @property
@@ -155,6 +164,16 @@ def _shard(value: str | None, merge: str | None) -> str | None:
     if value is not None and merge is not None:
         raise ActionConfigError("set shard (a matrix job) or merge (the job after them), not both")
     return value
+
+
+def _change_minimum(value: str | None) -> ChangeMinimum | None:
+    if value is None:
+        return None
+    try:
+        return change_minimum(value)
+    except ValueError:
+        raise ActionConfigError("min-changed-exercised must be a whole number (0 or more) or a share like 50% "
+                                f"(got {_shown(value)})") from None
 
 
 def _timeout(value: str | None) -> float:

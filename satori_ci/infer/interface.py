@@ -30,6 +30,24 @@ class BackendStats:
     warnings: tuple[str, ...] = ()
     fallbacks: int = 0
     """Fields another backend answered instead (the LLM backend's fallback)."""
+    failed_calls: int = 0
+    """Calls that brought no usable completion (5XX, timeouts, connection errors, refusals)."""
+    answered_by: tuple[tuple[str, int], ...] = ()
+    """Fields by who actually answered, e.g. `("llm", 4), ("rules, the LLM server failed", 372)`; empty: every
+    field by the backend the run named."""
+
+
+NOT_ASKED = "not asked"
+"""The `answered_by` label of a field the LLM backend settles without a question (an object, say)."""
+
+
+def inferred_text(inferred: int, backend: str, stats: BackendStats) -> str:
+    """`12 inferred (rules)`; when another backend answered some fields, by who answered:
+    `0 inferred (llm), 372 inferred (rules, the LLM server failed), 4 not asked (no oracle kind applies)`."""
+    if not stats.fallbacks or not stats.answered_by:
+        return f"{inferred} inferred ({backend})"
+    return ", ".join(f"{count} not asked (no oracle kind applies)" if label == NOT_ASKED
+                     else f"{count} inferred ({label})" for label, count in stats.answered_by)
 
 
 @dataclass(frozen=True)
@@ -50,3 +68,8 @@ class InferenceBackend(Protocol):
     def infer(self, fields: Sequence[ResponseField], on_inferred: OnInferred | None = None) -> BackendRun:
         """Infer oracles for each field; results come back in the order of `fields`."""
         ...
+
+
+def inferred_count(inferred: int, stats: BackendStats) -> str:
+    """`12 inferred` (the reports' wording), by who answered when another backend answered some fields."""
+    return inferred_text(inferred, "", stats) if stats.fallbacks and stats.answered_by else f"{inferred} inferred"

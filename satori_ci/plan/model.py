@@ -88,6 +88,8 @@ class SkipKind(StrEnum):
     """Sent, and answered 404 for every value tried."""
     BUDGET = "budget"
     """Not sent: the run's budget ran out first."""
+    UNANSWERED = "unanswered"
+    """Not sent: staging stopped answering (attempts in a row without an answer: `run.breaker`)."""
 
 
 ON_PURPOSE = frozenset({SkipKind.UNSAFE_METHOD, SkipKind.IGNORED, SkipKind.NOTHING_TO_CHECK})

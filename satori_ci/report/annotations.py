@@ -5,6 +5,7 @@ from __future__ import annotations
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
 from satori_ci.report.accept_commands import oracle_command
+from satori_ci.report.change_coverage import exercised_identities
 from satori_ci.report.json_report import group_violations, new_suggestions, reviewed_changes, suggestion_key
 from satori_ci.report.model import CheckReport, SpecCheck
 from satori_ci.report.oracle_text import describe
@@ -84,6 +85,21 @@ def _oracle_changes(spec: SpecCheck, out: dict[str, list[str]]) -> None:
                                       title=f"Oracle changed ({ch.what}): {name}"))
 
 
+def _change(spec: SpecCheck, out: dict[str, list[str]]) -> None:
+    """One annotation per operation whose changed oracles met no value, on its first changed field's line: an error
+    when the change counts as unchecked (it fails the check), a notice otherwise."""
+    found = spec.change
+    if found is None:
+        return
+    level = "error" if found.short else "notice"
+    exercised = exercised_identities(spec.run) if spec.run is not None else frozenset()
+    for u in found.unexercised:
+        first = min(i for i in spec.changed if i[:2] == (u.method, u.path) and i not in exercised)
+        file, line = _where(spec, OperationKey(first[0], first[1], first[2]), first[3])
+        out[level].append(command(level, f"{u.oracles} oracle(s) this change adds or changes met no value: {u.why}",
+                                  file=file, line=line, title=f"Change not exercised: {u.label}"))
+
+
 def _capped(level: str, lines: list[str], cap: int) -> list[str]:
     """At most `cap` lines; when there are more, the last one says how many were left out."""
     if len(lines) <= cap:
@@ -108,5 +124,6 @@ def render_annotations(report: CheckReport, cap: int = 10) -> list[str]:
             out["warning"].append(command(
                 "warning", f"{len(run.infrastructure)} request(s) failed, first: {first.request.method} "
                 f"{first.request.url}: {first.detail}", file=spec.spec, title="satori-ci: staging unreachable"))
+        _change(spec, out)
         _oracle_changes(spec, out)
     return [line for level in LEVELS for line in _capped(level, out[level], cap)]

@@ -16,11 +16,12 @@ KIND_TITLES = {
     SkipKind.REFUSED: "refused (401/403)",
     SkipKind.NOT_FOUND: "not found (404 for every value tried)",
     SkipKind.BUDGET: "left out by the budget",
+    SkipKind.UNANSWERED: "not sent: staging stopped answering",
 }
 PER_OPERATION = {SkipKind.NO_INPUT: "not sent", SkipKind.NOT_FOUND: "not reached", SkipKind.REFUSED: "not reached"}
 """Kinds listed one operation a line (their detail is the operation's own), with the word that starts the line."""
 COUNTED = ((SkipKind.NO_INPUT, "need a value"), (SkipKind.NOT_FOUND, "not found"), (SkipKind.REFUSED, "refused"),
-           (SkipKind.BUDGET, "left out by the budget"))
+           (SkipKind.BUDGET, "left out by the budget"), (SkipKind.UNANSWERED, "not sent (staging not answering)"))
 """Why a GET operation the run could send was not reached, as the headline counts it."""
 
 

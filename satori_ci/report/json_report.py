@@ -34,6 +34,8 @@ class Outcome(StrEnum):
     """Most answers were 401/403: the credentials were refused."""
     NOTHING_CHECKED = "nothing_checked"
     """Responses came back, but no enabled oracle met a value (or fewer than asked)."""
+    CHANGE_UNCHECKED = "change_unchecked"
+    """No finding, but the run exercised fewer of the oracles this change adds or changes than asked."""
     NOT_RUN = "not_run"
     CLEAN = "clean"
 
@@ -85,6 +87,9 @@ def verdict(spec: SpecCheck, fail_on: FailOn) -> Verdict:
         return Verdict(Outcome.UNREACHABLE, detail=first)
     if run.nothing_checked:
         return Verdict(Outcome.NOTHING_CHECKED, detail=run.nothing_checked)
+    change = spec.change
+    if change is not None and change.short:
+        return Verdict(Outcome.CHANGE_UNCHECKED, detail=change.shortfall())
     return Verdict(Outcome.CLEAN)
 
 
@@ -102,7 +107,8 @@ def group_violations(violations: tuple[Violation, ...]) -> list[tuple[OperationK
 
 
 _VERDICT_WORDS = {ExitCode.OK: "clean", ExitCode.VIOLATIONS: "violations", ExitCode.INPUT_ERROR: "input_error",
-                  ExitCode.INFRASTRUCTURE: "infrastructure", ExitCode.INTERRUPTED: "interrupted"}
+                  ExitCode.INFRASTRUCTURE: "infrastructure", ExitCode.CHANGE_UNCHECKED: "change_unchecked",
+                  ExitCode.INTERRUPTED: "interrupted"}
 
 
 def _inference(summary: InferenceSummary | None) -> dict[str, Any] | None:
@@ -111,7 +117,9 @@ def _inference(summary: InferenceSummary | None) -> dict[str, Any] | None:
     stats = summary.stats
     return {"backend": summary.backend, "reused": summary.reused, "moved": summary.moved,
             "inferred": summary.inferred, "pending": summary.pending,
-            "stats": {"calls": stats.calls, "prompt_tokens": stats.prompt_tokens,
+            "stats": {"calls": stats.calls, "failed_calls": stats.failed_calls, "fallbacks": stats.fallbacks,
+                      "answered_by": [{"backend": label, "fields": n} for label, n in stats.answered_by],
+                      "prompt_tokens": stats.prompt_tokens,
                       "completion_tokens": stats.completion_tokens, "cost_usd": round(stats.cost_usd, 6),
                       "warnings": list(stats.warnings)}}
 
@@ -180,6 +188,7 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
         "counts": {"violations": found.violations, "failing": found.failing, "fields": found.fields,
                    "suspect": found.suspect, "preexisting": found.preexisting},
         "observed": _observed_json(spec),
+        "change": _change_json(spec),
         "run": None, "violations": [], "infrastructure": [], "unchecked": [],
     }
     if run is not None:
@@ -197,6 +206,18 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
         out["infrastructure"] = [p.to_dict() for p in run.infrastructure]
         out["unchecked"] = [p.to_dict() for p in run.unchecked]
     return out
+
+
+def _change_json(spec: SpecCheck) -> dict[str, Any] | None:
+    """Of the oracles this change adds or changes: how many, how many exercised, how many asked, and why the others
+    were not (None when the change has no enabled oracle or nothing ran)."""
+    found = spec.change
+    if found is None:
+        return None
+    return {"changed": found.changed, "exercised": found.exercised, "required": found.required,
+            "min_changed_exercised": str(found.minimum), "unchecked": found.short,
+            "unexercised": [{"method": u.method, "path": u.path, "oracles": u.oracles, "why": u.why}
+                            for u in found.unexercised]}
 
 
 def report_json(report: CheckReport) -> dict[str, Any]:

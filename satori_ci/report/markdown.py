@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from satori_ci.errors import ExitCode
+from satori_ci.infer.interface import inferred_count
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
@@ -112,10 +113,16 @@ def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = 
             failed = f"{len(run.infrastructure)} of {_plural(run.requests, 'request')} failed"
             return f"{_target(run).capitalize()} could not be reached for {name}: {failed} ({text(found.detail)})"
         return f"No response from {_target(run)} could be checked for {name}: {text(found.detail)}"
+    change = spec.change
+    if o is Outcome.CHANGE_UNCHECKED and change is not None:
+        return (f"The change to {name} went unchecked: {change.exercised} of "
+                f"{_plural(change.changed, 'oracle')} it adds or changes exercised against {_target(run)}, at least "
+                f"{change.required} asked (min-changed-exercised)")
     found_coverage = coverage_of(run)
     if found_coverage is not None:
-        return (f"No violations in {name}: {found_coverage.exercised} of "
-                f"{_plural(found_coverage.enabled, 'oracle')} exercised against {_target(run)} "
+        changed = f"{change.exercised} of {change.changed} oracles this change adds or changes, " if change else ""
+        return (f"No violations in {name}: {changed}{found_coverage.exercised} of "
+                f"{_plural(found_coverage.enabled, 'oracle')} in all exercised against {_target(run)} "
                 f"({_plural(run.checked, 'response')})")
     return (f"No violations in {name}: {_plural(spec.oracles_enabled, 'oracle')} checked against "
             f"{_target(run)} ({_plural(run.checked, 'response')})")
@@ -123,7 +130,7 @@ def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = 
 
 _ICONS = {Outcome.ERROR: "🛑", Outcome.VIOLATIONS: "❌", Outcome.TOLERATED: "⚠️", Outcome.UNREACHABLE: "⚠️",
           Outcome.NOT_RUN: "ℹ️", Outcome.CLEAN: "✅", Outcome.SERVER_ERRORS: "❌", Outcome.AUTH_FAILED: "⚠️",
-          Outcome.NOTHING_CHECKED: "⚠️"}
+          Outcome.NOTHING_CHECKED: "⚠️", Outcome.CHANGE_UNCHECKED: "⚠️"}
 
 
 def icon(spec: SpecCheck, outcome: Outcome) -> str:
@@ -144,6 +151,9 @@ def _context(spec: SpecCheck, fail_on: FailOn, run_url: str | None) -> str:
         r = spec.run
         parts.append(f"{esc.text(r.runner)}: {_plural(r.requests, 'request')}, {r.checked} checked, {r.seconds:.1f} s")
         found = coverage_of(r)
+        change = spec.change
+        if change is not None:
+            parts.append(change.headline())
         if found is not None:
             parts.append(found.headline())
     seen = spec.observation
@@ -153,7 +163,7 @@ def _context(spec: SpecCheck, fail_on: FailOn, run_url: str | None) -> str:
     inf = spec.inference
     if inf is not None:
         parts.append(f"inference {esc.code(inf.backend)}: {inf.reused} reused, {inf.moved} moved, "
-                     f"{inf.inferred} inferred, {inf.pending} pending")
+                     f"{esc.text(inferred_count(inf.inferred, inf.stats))}, {inf.pending} pending")
         if inf.stats.calls:
             tokens = inf.stats.prompt_tokens + inf.stats.completion_tokens
             parts.append(f"{_plural(inf.stats.calls, 'LLM call')}, {tokens:,} tokens, USD {inf.stats.cost_usd:.4f}")
@@ -321,6 +331,16 @@ def _violations(spec: SpecCheck, fail_on: FailOn, limits: Limits) -> list[str]:
     return out
 
 
+def _change(spec: SpecCheck, limits: Limits) -> list[str]:
+    """The operations whose oracles this change adds or changes met no value, and why."""
+    found = spec.change
+    if found is None or not found.unexercised:
+        return []
+    entries = [f"{esc.code(u.label)}: {_plural(u.oracles, 'changed oracle')} not exercised, {esc.text(u.why)}"
+               for u in found.unexercised]
+    return [f"#### The change: {found.headline()}", "", *_bullets(entries, limits, _plural(len(entries), "operation"))]
+
+
 def _coverage(run: RunResult | None, limits: Limits) -> list[str]:
     found = coverage_of(run) if run is not None else None
     if found is None or not (found.not_sent or found.unexercised):
@@ -391,8 +411,8 @@ def render_body(spec: SpecCheck, fail_on: FailOn, limits: Limits = FULL, run_url
         lines += ["> [!NOTE]", f"> Shortened to fit GitHub's comment size limit: {CUT_NOTE}{link}.", ""]
     if spec.error is None:
         lines += [*_violations(spec, fail_on, limits), *_suspects(spec, limits), *_problems(spec.run, limits),
-                  *_coverage(spec.run, limits), *_oracle_changes(spec, limits), *_suggestions(spec, limits),
-                  *_spec_changes(spec, limits), *_howto(spec)]
+                  *_change(spec, limits), *_coverage(spec.run, limits), *_oracle_changes(spec, limits),
+                  *_suggestions(spec, limits), *_spec_changes(spec, limits), *_howto(spec)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

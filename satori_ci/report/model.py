@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from satori_ci.config.settings import ChangeMinimum as ChangeMinimum  # for readers above the config layer
 from satori_ci.config.settings import FailOn as FailOn  # the report's readers take it from here
+from satori_ci.config.settings import change_minimum as change_minimum
 from satori_ci.errors import ExitCode
 from satori_ci.infer.interface import BackendStats
 from satori_ci.observe.keys import SuspectKey, suspect_key
 from satori_ci.oracles.diff import OracleDiff
 from satori_ci.oracles.model import Oracle
+from satori_ci.report.change_coverage import ChangeCoverage, change_coverage
 from satori_ci.run.model import RunResult, Violation
 from satori_ci.spec.diff import FieldDiff
 
@@ -80,6 +83,11 @@ class SpecCheck:
     """Oracles that observed 2XX responses of the trusted (base) side violated, and how many responses: their
     violations here are listed as suspect and do not fail the check."""
     observation: ObservationSummary | None = None
+    changed: frozenset[tuple[str, str, str, str, str]] = frozenset()
+    """The enabled oracles this pull request added or changed that the config checks: what the run must exercise for
+    the change to count as checked (`report.change_coverage`)."""
+    min_changed: ChangeMinimum = field(default_factory=ChangeMinimum)
+    """How many of `changed` the run must exercise (trusted: the action's input, a flag, the base config)."""
     preexisting: frozenset[tuple[str, str, str, str, str, str]] = frozenset()
     """(identity of the oracle, pointer) of the violations of added or changed oracles whose offending value the
     oracles the field had before this change reject too: the value was already wrong; `fail-on: new-violations`
@@ -115,6 +123,17 @@ class SpecCheck:
                             if (fail_on is FailOn.VIOLATIONS or identity(o.oracle) in self.new_oracles)
                             and not self.is_suspect(o.oracle))
 
+    @property
+    def change(self) -> ChangeCoverage | None:
+        """Which of the oracles this pull request adds or changes the run exercised (None: no change, no run)."""
+        return change_coverage(self.run, self.changed, self.min_changed)
+
+    @property
+    def change_unchecked(self) -> bool:
+        """The run exercised fewer of the oracles this pull request adds or changes than `min_changed` asks."""
+        found = self.change
+        return found is not None and found.short
+
     def failing_server_errors(self, fail_on: FailOn) -> int:
         """5XX answers that fail the check: under fail-on `violations`, unless the config only reports them."""
         if self.run is None or fail_on is not FailOn.VIOLATIONS:
@@ -136,7 +155,8 @@ class CheckReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        """0 clean, 1 violations at or above fail-on, 2 a spec could not be read, 3 staging could not be asked."""
+        """0 clean, 1 violations at or above fail-on, 2 a spec could not be read, 3 staging could not be asked, 4 the
+        run exercised too few of the oracles the change adds or changes."""
         codes = [s.error_code for s in self.specs if s.error_code is not None]
         if any(s.failing_violations(self.fail_on) or s.failing_server_errors(self.fail_on) for s in self.specs):
             return ExitCode.VIOLATIONS
@@ -147,6 +167,8 @@ class CheckReport:
                 return ExitCode.INFRASTRUCTURE
         if ExitCode.INFRASTRUCTURE in codes:
             return ExitCode.INFRASTRUCTURE
+        if any(s.change_unchecked for s in self.specs):
+            return ExitCode.CHANGE_UNCHECKED
         return ExitCode.OK
 
     @property

@@ -14,7 +14,8 @@ SUMMARY_LIMIT = 1_000_000
 """Bytes: GitHub takes at most 1 MiB of summary per step."""
 
 _HEADLINES = {0: "✅ satori-ci: no oracle violations", 1: "❌ satori-ci: oracle violations",
-              2: "🛑 satori-ci: a spec could not be checked", 3: "⚠️ satori-ci: staging could not be checked"}
+              2: "🛑 satori-ci: a spec could not be checked", 3: "⚠️ satori-ci: staging could not be checked",
+              4: "⚠️ satori-ci: the change went unchecked"}
 
 
 def _row(spec: SpecCheck, report: CheckReport) -> str:

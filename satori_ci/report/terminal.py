@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from satori_ci.infer.interface import inferred_count
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
@@ -33,7 +34,7 @@ _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "
 _SYMBOLS = {Outcome.ERROR: ("✖", "red"), Outcome.VIOLATIONS: ("✖", "red"), Outcome.TOLERATED: ("⚠", "yellow"),
             Outcome.UNREACHABLE: ("⚠", "yellow"), Outcome.NOT_RUN: ("ℹ", "cyan"), Outcome.CLEAN: ("✔", "green"),
             Outcome.SERVER_ERRORS: ("✖", "red"), Outcome.AUTH_FAILED: ("⚠", "yellow"),
-            Outcome.NOTHING_CHECKED: ("⚠", "yellow")}
+            Outcome.NOTHING_CHECKED: ("⚠", "yellow"), Outcome.CHANGE_UNCHECKED: ("⚠", "yellow")}
 
 
 def _paint(colour: bool, text: str, *styles: str) -> str:
@@ -122,6 +123,15 @@ def _coverage(run: RunResult | None, paint: partial[str]) -> list[str]:
     return [paint(f"What was checked: {found.headline()}", "bold"), *_more(lines, "  ")]
 
 
+def _change(spec: SpecCheck, paint: partial[str]) -> list[str]:
+    found = spec.change
+    if found is None or not found.unexercised:
+        return []
+    lines = [f"  {_t(u.label, 200)}: {u.oracles} changed oracle(s) not exercised, {_t(u.why)}"
+             for u in found.unexercised]
+    return [paint(f"The change: {found.headline()}", "bold"), *_more(lines, "  ")]
+
+
 def _suspects(spec: SpecCheck, paint: partial[str]) -> list[str]:
     run = spec.run
     if run is None or not spec.suspects:
@@ -195,6 +205,9 @@ def _context(spec: SpecCheck, fail_on: FailOn) -> str:
         r = spec.run
         parts.append(f"{_t(r.runner, 20)}: {r.requests} request(s), {r.checked} checked, {r.seconds:.1f} s")
         found = coverage_of(r)
+        change = spec.change
+        if change is not None:
+            parts.append(change.headline())
         if found is not None:
             parts.append(found.headline())
     seen = spec.observation
@@ -203,8 +216,8 @@ def _context(spec: SpecCheck, fail_on: FailOn) -> str:
                      "for suggestions)")
     if spec.inference is not None:
         i = spec.inference
-        parts.append(f"inference {_t(i.backend, 40)}: {i.reused} reused, {i.moved} moved, {i.inferred} inferred, "
-                     f"{i.pending} pending")
+        parts.append(f"inference {_t(i.backend, 40)}: {i.reused} reused, {i.moved} moved, "
+                     f"{_t(inferred_count(i.inferred, i.stats), 400)}, {i.pending} pending")
     return "  " + " · ".join(parts)
 
 
@@ -218,8 +231,8 @@ def render_spec(spec: SpecCheck, fail_on: FailOn, colour: bool) -> str:
     out += [paint(f"  ! {_t(n, 500)}", "yellow") for n in spec.notices]
     if spec.error is None:
         for section in (_violations(spec, fail_on, paint), _suspects(spec, paint), _problems(spec.run, paint),
-                        _coverage(spec.run, paint), _oracle_changes(spec, paint), _suggestions(spec, paint),
-                        _spec_changes(spec, paint)):
+                        _change(spec, paint), _coverage(spec.run, paint), _oracle_changes(spec, paint),
+                        _suggestions(spec, paint), _spec_changes(spec, paint)):
             if section:
                 out += ["", *section]
         run = spec.run

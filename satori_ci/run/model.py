@@ -100,6 +100,8 @@ class OperationCoverage:
     exercised: int
     """Enabled oracles that met at least one non-null value."""
     enabled: int
+    exercised_oracles: tuple[tuple[str, str, str], ...] = ()
+    """(status, field, kind) of the exercised oracles, sorted: which of a change's oracles the run reached."""
 
     @property
     def label(self) -> str:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar, Token
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, cast
 from urllib.parse import urlsplit
@@ -27,7 +28,9 @@ import urllib3.connection
 
 from satori_ci.observe.summary import summarize
 from satori_ci.plan.explore import Explorer, Send
+from satori_ci.plan.model import SkipKind
 from satori_ci.plan.requests import PlannedRequest, RequestSet
+from satori_ci.run.breaker import Breaker, cause_of, no_answer, not_sent, stopped_by, tripped_first, unsent_kind
 from satori_ci.run.model import ProblemKind, RunResult
 from satori_ci.run.outcome import (
     Exchange,
@@ -44,6 +47,7 @@ from satori_ci.run.outcome import (
 from satori_ci.run.pace import Pace
 
 Sleep = Callable[[float], None]
+Session = requests.Session
 
 
 _CAUSES = (
@@ -241,24 +245,39 @@ def _timed_out(config: RunConfig) -> Exchange:
                     detail=f"timed out: no complete response within {config.timeout_s:g} s")
 
 
+def _unanswered(exc: requests.RequestException, config: RunConfig, wary: bool) -> Exchange:
+    """The problem of a request that got no response: a connection that did not open within the connect
+    timeout, no answer within the wait, or what `classify_exception` says."""
+    connect = min(config.connect_timeout_s, config.timeout_s)
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return Exchange(problem=ProblemKind.TIMEOUT, detail=f"timed out: no connection within {connect:g} s")
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        waited = connect if wary else config.timeout_s
+        return Exchange(problem=ProblemKind.TIMEOUT, detail=f"timed out: no answer within {waited:g} s")
+    kind, detail = classify_exception(exc)
+    return Exchange(problem=kind, detail=detail)
+
+
 def transfer(session: requests.Session, request: PlannedRequest, base_url: str, variables: dict[str, str],
-             config: RunConfig) -> tuple[requests.Response, bytes | None] | Exchange:
+             config: RunConfig, wary: bool = False) -> tuple[requests.Response, bytes | None] | Exchange:
     """Send one request and read its response (the body None past `max_bytes`), or the problem that stopped
-    it. Within `config.timeout_s` in all: past it the watchdog cuts the connection, and it is a timeout."""
+    it. Within `config.timeout_s` in all: past it the watchdog cuts the connection, and it is a timeout. The
+    connection opens within `config.connect_timeout_s`; `wary` (a host that has not answered yet): the status
+    line comes within that time too."""
     url = request.url(base_url, variables)
     headers = dict(request.headers(variables, config.headers))
     body = request.body.encode("utf-8") if request.body is not None else None
     deadline = time.monotonic() + config.timeout_s
     # requests passes a urllib3 Timeout through as is (its type hints say float or tuple): `total` bounds the
     # connection and the first wait for the headers (each wait, not the whole: the watchdog bounds that)
-    total = cast(Any, urllib3.Timeout(total=config.timeout_s))
+    connect = min(config.connect_timeout_s, config.timeout_s)
+    total = cast(Any, urllib3.Timeout(connect=connect, read=connect if wary else None, total=config.timeout_s))
     with _Watchdog(config.timeout_s) as watchdog:
         try:
             response = session.request(request.method, url, headers=headers, data=body, verify=not config.insecure,
                                        timeout=total, allow_redirects=False, stream=True)
         except requests.RequestException as exc:
-            kind, detail = classify_exception(exc)
-            return _timed_out(config) if watchdog.fired else Exchange(problem=kind, detail=detail)
+            return _timed_out(config) if watchdog.fired else _unanswered(exc, config, wary)
         with response:
             try:
                 data = read_body(response.raw, deadline, config.max_bytes)
@@ -275,9 +294,9 @@ def transfer(session: requests.Session, request: PlannedRequest, base_url: str, 
 
 
 def exchange(session: requests.Session, request: PlannedRequest, base_url: str, variables: dict[str, str],
-             config: RunConfig) -> tuple[Exchange, Any]:
+             config: RunConfig, wary: bool = False) -> tuple[Exchange, Any]:
     """Send one request and check its response: the exchange, and the parsed body of a checked response."""
-    sent = transfer(session, request, base_url, variables, config)
+    sent = transfer(session, request, base_url, variables, config, wary)
     if isinstance(sent, Exchange):
         return sent, None
     response, data = sent
@@ -302,73 +321,123 @@ def exchange(session: requests.Session, request: PlannedRequest, base_url: str, 
 def run_native(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep) -> RunResult:
     """Every planned request, `config.iterations` times, each retried on infrastructure problems (a 5XX once);
     explored operations take the values earlier responses gave (`satori_ci.plan.explore`), breadth-first, within
-    the request set's budget. The run's own headers (`config.headers`) go with every request as they are."""
+    the request set's budget. The run's own headers (`config.headers`) go with every request as they are. After
+    `breaker.THRESHOLD` attempts in a row without an answer, nothing more is sent (`Breaker`)."""
     started = time.monotonic()
     variables, notes = credentials(planned, config)
     base_url = base_url_of(config)
     tally = Tally("native", planned, config)
     budget = planned.budget
-    pace = Pace(budget.rate, sleep)
+    sending = Sending(base_url, variables, config, sleep, Pace(budget.rate, sleep), Breaker(),
+                       started + budget.seconds)
     with watched_session() as session:
         for iteration in range(config.iterations):
             explorer = Explorer(planned, base_url, planned.samples, budget.requests - tally.requests)
             total = explorer.estimate()
+            sending.tell = _teller(config, tally, total)
             while chosen := explorer.round():
                 for start in range(0, len(chosen), budget.concurrency):
-                    if time.monotonic() - started > budget.seconds:
+                    if time.monotonic() > sending.deadline or sending.breaker.tripped:
                         explorer.stop()
+                        why = not_sent(sending.breaker.tripped) if sending.breaker.tripped else OUT_OF_TIME
+                        for send in chosen[start:]:  # chosen, so the explorer counts them sent: they are not
+                            tally.skip(send.operation, unsent_kind(sending.breaker.tripped), why)
                         break
                     batch = chosen[start:start + budget.concurrency]
-                    results = _send_all(session, batch, base_url, variables, config, sleep, pace)
+                    results = _send_all(session, batch, sending)
                     for send, (result, body, attempts) in zip(batch, results, strict=True):
                         if config.progress is not None:
                             config.progress(min(tally.requests, total), total, send.request.label)
-                        tally.add(send.request, request_ref(send.request, iteration, base_url), result, attempts)
+                        if result is _UNSENT:
+                            tally.skip(send.operation, *stopped_by(sending.breaker.tripped))
+                        else:
+                            tally.add(send.request, request_ref(send.request, iteration, base_url), result, attempts)
                         explorer.feed(send, result.status if result.is_json else None, body, result.link)
                 if explorer.stopped:
                     break
+            trip = sending.breaker.tripped
             for unsent in explorer.unsent():
-                tally.skip(unsent.operation, unsent.kind, unsent.detail)
+                stopped = trip is not None and unsent.kind is SkipKind.BUDGET
+                tally.skip(unsent.operation, *(stopped_by(trip) if stopped else (unsent.kind, unsent.detail)))
+            if trip is not None:
+                break
     scripted = sum(1 for r in planned.requests() if r.given is not None and r.given.scripted)
     if scripted:
         notes = (*notes, f"the native runner does not run the team collection's scripts ({scripted} request(s) "
                          "have some): use --runner newman to run them")
-    return tally.result(time.monotonic() - started, (*planned.notes, *notes), planned)
+    return tripped_first(tally.result(time.monotonic() - started, (*planned.notes, *notes), planned),
+                         sending.breaker.tripped)
+
+
+def _teller(config: RunConfig, tally: Tally, total: int) -> Callable[[str], None]:
+    """Tells `config.progress` about an attempt that got no answer (a heartbeat says so)."""
+    def tell(text: str) -> None:
+        if config.progress is not None:
+            config.progress(min(tally.requests, total), total, text)
+    return tell
+
+
+class Sending:
+    """What every exchange of a run shares: where, with which values, at which pace, under which breaker, until
+    when (the time budget)."""
+
+    def __init__(self, base_url: str, variables: dict[str, str], config: RunConfig, sleep: Sleep, pace: Pace,
+                 breaker: Breaker, deadline: float) -> None:
+        self.base_url, self.variables, self.config = base_url, variables, config
+        self.sleep, self.pace, self.breaker, self.deadline = sleep, pace, breaker, deadline
+        self.tell: Callable[[str], None] = lambda _: None
+
+    def attempt(self, session: requests.Session, request: PlannedRequest) -> tuple[Exchange, Any]:
+        """One attempt, recorded by the breaker (the one that trips it carries the breaker's line)."""
+        self.pace.wait()
+        result, body = exchange(session, request, self.base_url, self.variables, self.config,
+                                self.breaker.wary(self.base_url))
+        if result.problem is None:
+            self.breaker.record(self.base_url, None)
+            return result, body
+        cause = cause_of(result.detail)
+        self.tell(no_answer(self.base_url, cause))
+        trip = self.breaker.record(self.base_url, cause)
+        return (replace(result, detail=trip.line) if trip is not None else result), body
 
 
 Outcome = tuple[Exchange, Any, int]
+OUT_OF_TIME = "left out: the run's time budget (--time-budget, requests.time_budget) ran out first"
+_UNSENT = Exchange(skipped="not sent: the breaker tripped")
+"""What `send_one` gives for a request it did not send because the breaker had tripped."""
 
 
-def _send_all(session: requests.Session, batch: list[Send], base_url: str, variables: dict[str, str],
-              config: RunConfig, sleep: Sleep, pace: Pace) -> list[Outcome]:
+def _send_all(session: requests.Session, batch: list[Send], sending: Sending) -> list[Outcome]:
     """The exchanges of a batch, in its order (at once when it holds more than one)."""
     if len(batch) == 1:
-        return [_send_one(session, batch[0].request, base_url, variables, config, sleep, pace)]
+        return [send_one(session, batch[0].request, sending)]
     def alone(send: Send) -> Outcome:
         with watched_session() as own:  # a session is not shared between threads
-            return _send_one(own, send.request, base_url, variables, config, sleep, pace)
+            return send_one(own, send.request, sending)
 
     with ThreadPoolExecutor(max_workers=len(batch)) as pool:
         return list(pool.map(alone, batch))
 
 
-def _send_one(session: requests.Session, request: PlannedRequest, base_url: str, variables: dict[str, str],
-              config: RunConfig, sleep: Sleep, pace: Pace) -> Outcome:
-    """One request sent, retried on infrastructure problems; a request that cannot be sent is a skip."""
+def send_one(session: requests.Session, request: PlannedRequest, sending: Sending) -> Outcome:
+    """One request sent, retried on infrastructure problems (not once the breaker tripped, nor past the time
+    budget); a request that cannot be sent is a skip."""
     if request.requires:
         return Exchange(skipped=request.skip_reason), None, 0
     if request.given is not None and request.given.unresolved:
         names = ", ".join("{{" + n + "}}" for n in request.given.unresolved)
         return Exchange(skipped=f"{request.given.label} needs {names}, which the collection's scripts set: "
                                 "run it with --runner newman"), None, 0
+    config, base_url = sending.config, sending.base_url
+    if not sending.breaker.allows(base_url):
+        return _UNSENT, None, 0
     attempts = 1
-    pace.wait()
-    result, body = exchange(session, request, base_url, variables, config)
-    while result.retryable(attempts, config.retries):
-        sleep(config.backoff_s * attempts)
+    result, body = sending.attempt(session, request)
+    while (result.retryable(attempts, config.retries) and sending.breaker.allows(base_url)
+           and time.monotonic() + config.backoff_s * attempts < sending.deadline):
+        sending.sleep(config.backoff_s * attempts)
         attempts += 1
-        pace.wait()
-        result, body = exchange(session, request, base_url, variables, config)
+        result, body = sending.attempt(session, request)
     return result, body, attempts
 
 

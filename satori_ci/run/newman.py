@@ -24,17 +24,20 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from satori_ci.plan.model import SkipKind
 from satori_ci.plan.requests import PlannedRequest, RequestSet
 from satori_ci.postman.export import BASE_URL_VARIABLE, collection_json, header_variables
 from satori_ci.postman.read import TeamCollection
-from satori_ci.run.discover import discover
+from satori_ci.run.breaker import Breaker, cause_of, no_answer, not_sent, tripped_first, unsent_kind
+from satori_ci.run.discover import Discovery, discover
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RunResult
-from satori_ci.run.newman_report import NewmanReport, exchange_of, read_report
+from satori_ci.run.native import OUT_OF_TIME
+from satori_ci.run.newman_report import TOO_LARGE_CODE, NewmanReport, exchange_of, read_report
 from satori_ci.run.outcome import Exchange, Progress, RunConfig, Tally, base_url_of, credentials, request_ref
 
 TeamSource: TypeAlias = TeamCollection
@@ -133,8 +136,46 @@ def _export(planned: RequestSet, team: TeamCollection | None, config: RunConfig,
     return _Export(planned, text, _environment(team, base_url_of(config), {**variables, **values}))
 
 
+@dataclass
+class _Watch:
+    """What `_wait` watches in the reporter's lines as Newman runs: attempts without an answer (the breaker),
+    the run's time budget (`deadline`); `stopped` says why Newman was stopped early, and at which request."""
+
+    base_url: str
+    breaker: Breaker
+    deadline: float
+    stopped: str | None = None
+    tripped_at: tuple[str, int] | None = None
+    seen: dict[str, int] = field(default_factory=dict)
+
+    def request(self, entry: dict[str, Any], tell: Callable[[str], None]) -> None:
+        """One request line of the reporter: answered, or a cause for the breaker."""
+        error = entry.get("error")
+        if not isinstance(error, dict) or error.get("code") == TOO_LARGE_CODE:
+            self.breaker.record(self.base_url, None)
+            return
+        code, message = error.get("code"), str(error.get("message") or "request failed")
+        cause = cause_of(f"{code}: {message}" if code else message)
+        tell(no_answer(self.base_url, cause))
+        trip = self.breaker.record(self.base_url, cause)
+        if trip is not None:
+            item, iteration = entry.get("item"), entry.get("iteration")
+            self.tripped_at = (str(item), iteration if isinstance(iteration, int) else 0)
+
+    def why_stop(self) -> str | None:
+        """Why to stop Newman now (the breaker tripped, the time budget ran out), or None."""
+        trip = self.breaker.tripped
+        if trip is not None:
+            return not_sent(trip)
+        return OUT_OF_TIME if time.monotonic() > self.deadline else None
+
+
+class _Stopped(Exception):
+    """Newman was stopped before the end of its run by `_Watch`."""
+
+
 def _run_once(newman: str, export: _Export, config: RunConfig, iterations: int, workdir: Path,
-              name: str) -> NewmanReport:
+              name: str, watch: _Watch) -> NewmanReport:
     collection_file = workdir / f"{name}.collection.json"
     environment_file = workdir / f"{name}.environment.json"
     results = workdir / f"{name}.results.jsonl"
@@ -160,7 +201,9 @@ def _run_once(newman: str, export: _Export, config: RunConfig, iterations: int, 
         with errors.open("wb") as stderr_file:
             process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr_file, cwd=workdir)
             try:
-                returncode = _wait(process, results, budget, export.planned, iterations, config.progress)
+                returncode = _wait(process, results, budget, export.planned, iterations, config.progress, watch)
+            except _Stopped:
+                returncode = -1
             except BaseException:  # Ctrl-C, SIGTERM (the action cancelled): Newman stops with us
                 _stop(process)
                 raise
@@ -179,13 +222,14 @@ def _run_once(newman: str, export: _Export, config: RunConfig, iterations: int, 
         raise RunError(RunErrorKind.NEWMAN_FAILED,
                        f"newman wrote no results (exit {returncode}): {_tail(stderr) or 'no message'}")
     with results.open(encoding="utf-8") as handle:
-        report = read_report(handle)
+        lines = handle if watch.stopped is None else (line for line in handle if line.endswith("\n"))
+        report = read_report(lines)  # a stopped Newman may have left its last line half written
     bounds = report.bounds or {"error": "the satori reporter wrote no bounds line (an older copy?)"}
     if bounds.get("error"):
         raise RunError(RunErrorKind.NEWMAN_FAILED,
                        f"newman: cannot bound response sizes and times ({bounds['error']}): run `{SETUP_COMMAND}` "
                        "in the satori-ci checkout for the pinned newman, or use --runner native")
-    if not report.done:
+    if not report.done and watch.stopped is None:
         raise RunError(RunErrorKind.NEWMAN_FAILED,
                        f"newman stopped before the end of the run (exit {returncode}): {_tail(stderr)}")
     if report.error:
@@ -197,9 +241,10 @@ POLL_S = 0.1
 
 
 def _wait(process: subprocess.Popen[bytes], export: Path, budget: float, planned: RequestSet, iterations: int,
-          progress: Progress | None) -> int:
+          progress: Progress | None, watch: _Watch) -> int:
     """Newman's exit code; on the way, `progress` is told of every request the reporter records (the file grows
-    as requests finish). Past `budget` seconds the process is killed (TimeoutExpired)."""
+    as requests finish), and `watch` of every one: when it says to stop, the process is killed (`_Stopped`).
+    Past `budget` seconds the process is killed (TimeoutExpired)."""
     total = sum(1 for _ in planned.requests()) * iterations
     labels = {item.id: item.label for item in planned.requests()}
     deadline = time.monotonic() + budget
@@ -209,7 +254,7 @@ def _wait(process: subprocess.Popen[bytes], export: Path, budget: float, planned
             code = process.wait(timeout=POLL_S)
         except subprocess.TimeoutExpired:
             code = None
-        if progress is not None and export.is_file():
+        if export.is_file():
             with export.open("rb") as handle:
                 handle.seek(offset)
                 chunk = handle.read()
@@ -218,13 +263,27 @@ def _wait(process: subprocess.Popen[bytes], export: Path, budget: float, planned
             for line in complete.splitlines():
                 if line.startswith(b'{"type":"request"'):
                     done += 1
-                    item = json.loads(line).get("item")
-                    progress(min(done, total), total, labels.get(str(item), ""))
+                    entry = json.loads(line)
+                    if progress is not None:
+                        progress(min(done, total), total, labels.get(str(entry.get("item")), ""))
+                    watch.request(entry, _teller(progress, min(done, total), total))
         if code is not None:
             return code
+        watch.stopped = watch.why_stop()
+        if watch.stopped is not None:
+            _stop(process)
+            raise _Stopped
         if time.monotonic() > deadline:
             _stop(process)
             raise subprocess.TimeoutExpired(process.args, budget)
+
+
+def _teller(progress: Progress | None, done: int, total: int) -> Callable[[str], None]:
+    """Tells `progress` about an attempt that got no answer (a heartbeat says so)."""
+    def tell(text: str) -> None:
+        if progress is not None:
+            progress(done, total, text)
+    return tell
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -247,44 +306,92 @@ def run_newman(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep
                reports: list[NewmanReport] | None = None, team: TeamCollection | None = None) -> RunResult:
     """Run the requests with Newman, retry those that met infrastructure problems, read the results. `team`: the
     team's collection the requests' given ones come from (its file is what runs, with the assertions added).
+    A staging that does not answer trips the breaker before Newman starts (`discover`) or while it runs (then
+    Newman is stopped), and so does the time budget: what was not sent is reported so.
 
     `reports`, when given, receives the raw report of every Newman invocation (the first run, then retries).
     """
     newman = find_newman()
     started = time.monotonic()
+    breaker = Breaker()
+    watch = _Watch(base_url_of(config), breaker, started + planned.budget.seconds)
     if planned.given is None:
-        planned = discover(planned, config)
+        found = discover(planned, config, breaker)
+        planned = found.planned
+        if breaker.tripped is not None:
+            return _not_started(found, config, started)
     variables, notes = credentials(planned, config)
+    final: dict[tuple[str, int], tuple[Exchange, int]] = {}
     with tempfile.TemporaryDirectory(prefix="satori-newman-") as tmp:
         workdir = Path(tmp)
         report = _run_once(newman, _export(planned, team, config, variables), config, config.iterations, workdir,
-                           "run")
+                           "run", watch)
         if reports is not None:
             reports.append(report)
-        final: dict[tuple[str, int], tuple[Exchange, int]] = {}
         for iteration, item in _pairs(planned, config.iterations):
-            final[(item.id, iteration)] = (exchange_of(item, report.records.get((item.id, iteration))), 1)
+            found_ex = _exchange(item, report, (item.id, iteration), watch)
+            if found_ex is not None:
+                final[(item.id, iteration)] = (found_ex, 1)
         by_id = {item.id: item for item in planned.requests()}
         for attempt in range(1, config.retries + 1 if planned.given is None else 1):
             pending = [key for key, (ex, tries) in final.items() if ex.retryable(tries, config.retries)]
-            if not pending:
+            if not pending or watch.stopped is not None:
                 break
             sleep(config.backoff_s * attempt)
             copies = {f"{item_id}~{iteration}": (item_id, iteration) for item_id, iteration in pending}
             subset = planned.subset((item_id, copy) for copy, (item_id, _) in copies.items())
             chained = {k: v for key in pending for k, v in final[key][0].used}
             retry = _run_once(newman, _export(subset, None, config, {**variables, **chained}), config, 1, workdir,
-                              f"retry{attempt}")
+                              f"retry{attempt}", watch)
             if reports is not None:
                 reports.append(retry)
             for copy, (item_id, iteration) in copies.items():
-                final[(item_id, iteration)] = (exchange_of(by_id[item_id], retry.records.get((copy, 0))), attempt + 1)
+                again = _exchange(by_id[item_id], retry, (copy, 0), watch)
+                if again is not None:
+                    final[(item_id, iteration)] = (again, attempt + 1)
+                    if watch.tripped_at == (copy, 0):
+                        watch.tripped_at = (item_id, iteration)
     tally = Tally("newman", planned, config)
     base_url = base_url_of(config)
+    trip = breaker.tripped
     for iteration, item in _pairs(planned, config.iterations):
+        if (item.id, iteration) not in final:
+            tally.skip(item.label, unsent_kind(trip), watch.stopped or not_sent(trip))
+            continue
         ex, attempts = final[(item.id, iteration)]
+        if trip is not None and watch.tripped_at == (item.id, iteration):
+            ex = replace(ex, detail=trip.line)
         tally.add(item, request_ref(item, iteration, base_url, ex.used), ex, attempts)
-    return tally.result(time.monotonic() - started, (*planned.notes, *notes), planned)
+    return tripped_first(tally.result(time.monotonic() - started, (*planned.notes, *notes), planned), trip)
+
+
+def _exchange(item: PlannedRequest, report: NewmanReport, key: tuple[str, int], watch: _Watch) -> Exchange | None:
+    """The exchange of one request as Newman's report has it; None for a request a stopped run did not finish."""
+    record = report.records.get(key)
+    if watch.stopped is None:
+        return exchange_of(item, record)
+    if record is None or not record.requested:
+        return None
+    try:
+        return exchange_of(item, record)
+    except RunError:  # stopped between the request and the end of its test script
+        return None
+
+
+def _not_started(found: Discovery, config: RunConfig, started: float) -> RunResult:
+    """The result of a run whose staging tripped the breaker before Newman started: that request's problem, and
+    every other request not sent."""
+    planned, trip = found.planned, found.failure
+    tally = Tally("newman", planned, config)
+    line = ""
+    if trip is not None:
+        request, ex, attempts = trip
+        tally.add(request, request_ref(request, 0, base_url_of(config), ex.used), ex, attempts)
+        line = ex.detail
+    for group in planned.groups:
+        tally.skip(group.name, SkipKind.UNANSWERED, f"not sent: {line}" if line else "not sent: staging did not answer")
+    result = tally.result(time.monotonic() - started, planned.notes, planned)
+    return replace(result, infrastructure=tuple(sorted(result.infrastructure, key=lambda p: p.detail != line)))
 
 
 class NewmanRunner:

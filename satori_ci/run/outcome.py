@@ -41,6 +41,8 @@ SAFE_INTEGER = 2**53
 """JSON integers past JavaScript's exact range are read as doubles, as JSON.parse reads them."""
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 """The byte cap on one response body (after content decoding), in both runners."""
+CONNECT_TIMEOUT_S = 5.0
+"""Seconds to open a connection to staging (a host that drops SYNs fails fast), within `RunConfig.timeout_s`."""
 MAX_TIMEOUT_S = 3600.0
 """The longest `RunConfig.timeout_s` the CLI and the action accept: an hour for one exchange (Node.js timers
 cannot wait past 2^31 ms, about 24.8 days, and fire at once instead)."""
@@ -54,6 +56,9 @@ class RunConfig:
     timeout_s: float = 30.0
     """Seconds one exchange may take in all: connecting, the headers and the whole body (not only the wait
     between two reads). Past it the request is a timeout (an infrastructure problem, retried)."""
+    connect_timeout_s: float = CONNECT_TIMEOUT_S
+    """Seconds to open a connection (at most `timeout_s`); also how long a host that has not answered yet, and
+    has failed already, gets to start answering (`breaker.Breaker.wary`)."""
     max_bytes: int = DEFAULT_MAX_BYTES
     """The most body bytes read from one response; past it the response is `too_large` and not checked."""
     retries: int = 2
@@ -289,6 +294,7 @@ class Tally:
         self.sent: dict[str, int] = {}
         self.checked_by_op: dict[str, int] = {}
         self.exercised: dict[str, set[tuple[str, int]]] = {}
+        self.exercised_ids: dict[str, set[tuple[str, str, str]]] = {}
         self.runtime_skips: dict[str, tuple[SkipKind, str]] = {}
         self.statuses: dict[str, list[tuple[int | None, str]]] = {}
         self.order: list[str] = []
@@ -345,6 +351,8 @@ class Tally:
             key = request.status_key(status) or str(status)
             self.exercised[label].update((key, i) for i in exchange.exercised)
             oracles = request.oracles_for(key)
+            self.exercised_ids.setdefault(label, set()).update(
+                (key, oracles[i].field, oracles[i].kind.value) for i in exchange.exercised)
             operation = request.operation_key(key)
             for f in exchange.findings:
                 oracle = oracles[f.index]
@@ -396,7 +404,8 @@ class Tally:
         for label in labels:
             method, _, path = label.partition(" ")
             out.append(OperationCoverage(method, path, self.sent.get(label, 0), self.checked_by_op.get(label, 0),
-                                         len(self.exercised.get(label, ())), self.enabled.get(label, 0)))
+                                         len(self.exercised.get(label, ())), self.enabled.get(label, 0),
+                                         tuple(sorted(self.exercised_ids.get(label, ())))))
         return tuple(out)
 
     def result(self, seconds: float, notes: Sequence[str] = (), planned: RequestSet | None = None) -> RunResult:

@@ -145,7 +145,8 @@ def describe_changes(base: ResponseField, head: ResponseField, deep: bool = True
 def _deep_notes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     from deepdiff import DeepDiff  # imported when first needed: ~0.1 s of start-up for every command
 
-    tree = DeepDiff(old, new, ignore_order=True, view="tree", verbose_level=2)
+    # threshold_to_diff_deeper=0: DeepDiff 8 otherwise words a mapping with many new keys as one changed value
+    tree = DeepDiff(old, new, ignore_order=True, view="tree", verbose_level=2, threshold_to_diff_deeper=0)
     notes: list[str] = []
     for report, items in tree.items():
         for item in items:

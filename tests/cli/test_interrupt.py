@@ -280,14 +280,19 @@ def test_sigterm_during_a_newman_run_is_a_ctrl_c(tmp_path: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "satori_ci", "run", str(BOOKSHOP_SPEC), "--oracles",
                                  "bookshop.oracles.yaml", "--base-url", shop.server.base_url, "--runner", "newman",
                                  "--timeout", str(WAIT_S)],
-                                cwd=work, env=_env(TMPDIR=str(temp)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)  # its own process group: Newman's too
+                                cwd=work, env=_env(TMPDIR=str(temp), SATORI_HEARTBEAT_S="0"), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)  # its own process group: Newman's too
         try:
             # the list is sent first by satori-ci itself (its values decide what Newman sends), then by Newman
             deadline = time.monotonic() + 3 * WAIT_S
-            while len(shop.server.received) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            while not (_children(proc.pid) and list(temp.iterdir()) and len(shop.server.received) >= 2) \
+                    and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert len(shop.server.received) >= 2, "newman sent no request"
+            seen = len(shop.server.received)
+            while len(shop.server.received) <= seen and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)  # Newman's own request, waiting for the slow list
+            assert len(shop.server.received) > seen, "newman sent no request"
             newman = _children(proc.pid)
             assert newman and list(temp.iterdir()), (newman, list(temp.iterdir()))  # Newman runs, in its folder
             proc.send_signal(signal.SIGTERM)  # to satori-ci only, as `kill PID` does

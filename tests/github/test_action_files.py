@@ -99,10 +99,11 @@ def test_action_inputs_are_the_ones_the_entrypoint_reads() -> None:
     assert set(action["inputs"]) == {
         "specs", "staging-url", "staging-headers", "backend", "openai-api-key", "openai-base-url", "model",
         "oracles-dir", "fail-on", "comment", "runner", "github-token", "config", "pull-request", "base-sha",
-        "shard", "merge", "timeout", "budget", "time-budget", "rate", "concurrency"}
+        "shard", "merge", "timeout", "budget", "time-budget", "rate", "concurrency", "min-changed-exercised",
+        "junit", "sarif"}
     assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
     assert set(action["outputs"]) == {"oracles-added", "oracles-changed", "oracles-removed", "violations",
-                                      "report", "oracle-files", "shard-report"}
+                                      "report", "oracle-files", "shard-report", "junit-file", "sarif-file"}
 
 
 def test_dockerfile_copies_existing_paths_and_installs_from_the_lockfiles() -> None:

@@ -4,6 +4,7 @@
 - `headers`: the status line, then the header block one byte a second (a per-read timeout never trips);
 - `body`: complete headers with a Content-Length, then the body one byte a second;
 - `silent`: the connection is accepted, the request read, and nothing is ever answered;
+- `slow`: the complete JSON answer, after `SLOW_S` (a slow staging that answers every request);
 - anything else: `ok`, a complete JSON answer `{"items": [{"ok": true, "n": 1}]}`.
 
 Every stall ends by itself after `STALL_FOR_S` (then the answer is completed, or the connection closed), and
@@ -24,6 +25,7 @@ from typing import Self
 STALL_FOR_S = 45.0
 """How long a stall lasts at most: a run that ends well before this was cut by its own deadline."""
 BYTE_EVERY_S = 1.0
+SLOW_S = 1.0
 OK_BODY = json.dumps({"items": [{"ok": True, "n": 1}]}).encode()
 
 
@@ -116,6 +118,8 @@ class StallingServer:
         if how == "silent":
             self._wait(until)
             return False
+        if how == "slow":
+            self.stopped.wait(SLOW_S)
         if how == "headers":
             conn.sendall(b"HTTP/1.1 200 OK\r\n")
             self._trickle(conn, b"X-Slowly: " + b"a" * 200 + b"\r\n", until)

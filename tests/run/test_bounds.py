@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from satori_ci.cli import main
+from satori_ci.demo import StagingServer
 from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
@@ -268,7 +269,8 @@ def test_an_endless_body_is_too_large_and_the_run_goes_on(tmp_path: Path) -> Non
         # a finding about that request: not retried, not an infrastructure problem; the next request is checked
         assert result.infrastructure == () and result.requests == 2 and result.checked == 1
         assert [c.checked for c in result.coverage] == [0, 1]
-    assert [p for p, _ in server.received].count("/endless") == 2  # once per runner
+    # once per runner, and Newman's probe (a HEAD, sent natively before Newman starts: `run.discover`)
+    assert [p for p, _ in server.received].count("/endless") == 3
 
 
 def test_the_byte_cap_is_configurable_from_the_command_line(tmp_path: Path) -> None:
@@ -399,8 +401,8 @@ def test_newman_never_runs_unbounded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(newman_module, "PER_REQUEST_SLACK_S", 1.0)
     spec = _spec(tmp_path, ["/fine"])
     started = time.monotonic()
-    with pytest.raises(RunError) as caught:
-        run_newman(build_requests(spec, _oracles(spec)), RunConfig("http://127.0.0.1:9", timeout_s=0.5))
+    with StagingServer() as staging, pytest.raises(RunError) as caught:  # it answers the probe: Newman starts
+        run_newman(build_requests(spec, _oracles(spec)), RunConfig(staging.base_url, timeout_s=0.5))
     assert caught.value.kind is RunErrorKind.NEWMAN_FAILED
     assert time.monotonic() - started < 10
     assert ("did not finish within 1.5 s" if sleep else "cannot bound response sizes") in str(caught.value)

@@ -3,7 +3,8 @@
 It answers `POST /v1/chat/completions` (and `/chat/completions`) from a table keyed by the
 response field the prompt asks about, or from any function of the request, and can be scripted
 to misbehave: broken or wrapped JSON, wrong types, 429 with `retry-after`, 5xx, slow answers,
-400 when `response_format` is sent. It records every request body it receives.
+400 when `response_format` is sent. It records every request body it receives. `BlackHoleServer` accepts
+connections and never answers.
 
     with FakeOpenAIServer() as server:
         server.table["price"] = {"string_specific_values": ["$", "$$"]}
@@ -22,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -280,3 +282,54 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(reply.status, payload, reply.headers)
 
     return Handler
+
+
+class BlackHoleServer:
+    """A TCP listener on 127.0.0.1 that accepts every connection, reads what comes and never answers (a server
+    that hangs, a proxy with nothing behind it). `connections` counts the connections accepted."""
+
+    def __init__(self) -> None:
+        self._sock: socket.socket | None = None
+        self._held: list[socket.socket] = []
+        self._stopped = threading.Event()
+        self.connections = 0
+
+    def start(self) -> BlackHoleServer:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(64)
+        sock.settimeout(0.05)
+        self._sock = sock
+        threading.Thread(target=self._accept, name="black-hole", daemon=True).start()
+        return self
+
+    def _accept(self) -> None:
+        assert self._sock is not None
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            self._held.append(conn)  # kept open, never written to
+
+    def stop(self) -> None:
+        self._stopped.set()
+        for conn in self._held:
+            with contextlib.suppress(OSError):
+                conn.close()
+        if self._sock is not None:
+            self._sock.close()
+
+    def __enter__(self) -> BlackHoleServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._sock is not None, "server not started"
+        return f"http://127.0.0.1:{self._sock.getsockname()[1]}/v1"

@@ -91,6 +91,10 @@ def test_changed_keywords_show_their_old_and_new_values() -> None:
         assert describe_changes(old, new, deep) == (
             "description changed: -'0' +'1' -'5.' +'10.'", "enum gained 'ep'", "enum lost 'single'",
             "minimum changed from 0 to 1")
+    bare, bounded = field(), field(format="uuid", min_length=36, max_length=36)  # more new keywords than old ones
+    for deep in (True, False):
+        assert describe_changes(bare, bounded, deep) == (
+            "format added ('uuid')", "maxLength added (36)", "minLength added (36)")
 
 
 FACT_CHANGES = [
@@ -101,6 +105,7 @@ FACT_CHANGES = [
     ("kind: {type: string, pattern: '^a'}", "kind: {type: integer, pattern: '^b'}"),
     ("kind: {type: string, example: 1}", "kind: {type: string, example: '1'}"),
     ("kind: {type: string}", "kind: {type: string, nullable: true}"),
+    ("kind: {type: string}", "kind: {type: string, format: uuid, minLength: 36, maxLength: 36}"),
 ]
 
 

@@ -11,16 +11,18 @@ import contextlib
 import dataclasses
 import random
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from satori_ci.infer.interface import BackendRun, BackendStats, InferenceBackend, Inferred, OnInferred
+from satori_ci.infer.interface import NOT_ASKED, BackendRun, BackendStats, InferenceBackend, Inferred, OnInferred
 from satori_ci.oracles.kinds import OracleKind
 from satori_ci.oracles.model import Oracle
 from satori_ci.spec.model import ResponseField
 
+from .breaker import CircuitBreaker, backoff_delay, failure_of, pause, server_name
 from .budget import Budget, pricing_for
 from .config import LLMConfig
 from .errors import (
@@ -31,6 +33,25 @@ from .errors import (
     FatalError,
     MissingCredentials,
     TransientError,
+)
+from .outcomes import (
+    BUDGET,
+    CALL_FAILED,
+    NO_CLIENT,
+    NO_KEY,
+    RATE_LIMITED,
+    REFUSED,
+    SERVER_FAILED,
+    SKIPPED,
+    STEP_FAILED,
+    UNREACHABLE,
+    UNUSABLE,
+    Again,
+    Done,
+    Fallback,
+    Outcome,
+    Unreachable,
+    answered_by,
 )
 from .parse import Interpretation, extract_object, interpret
 from .prompt import Prompt, build_prompt
@@ -69,40 +90,9 @@ class InferenceInterrupted(KeyboardInterrupt):
         self.partial = partial
 
 
-def backoff_delay(retry: int, *, base: float, maximum: float, jitter: float, rng: random.Random,
-                  retry_after: float | None = None) -> float:
-    """Seconds to wait before retry number `retry` (1 for the first): exponential with jitter,
-    at least the server's `retry-after`, at most `maximum`."""
-    delay = base * 2.0 ** (retry - 1)
-    if jitter:
-        delay *= 1 + jitter * (2 * rng.random() - 1)
-    if retry_after is not None:
-        delay = max(delay, retry_after)
-    return max(0.0, min(delay, maximum))
+BREAKER_POLL_S: Final = 0.05
+"""How often a backoff wait looks whether the breaker opened meanwhile."""
 
-
-# Outcomes of one field's LLM attempt, settled on the calling thread.
-@dataclass(frozen=True)
-class _Done:
-    inferred: Inferred
-
-
-@dataclass(frozen=True)
-class _Fallback:
-    notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class _Unreachable:
-    message: str
-
-
-class _Skipped:
-    pass
-
-
-_SKIPPED: Final = _Skipped()
-_Outcome = _Done | _Fallback | _Unreachable | _Skipped
 
 
 @dataclass
@@ -119,11 +109,18 @@ class _Run:
     budget_warned: bool = False
     fallback_stats: list[BackendStats] = field(default_factory=list)
     fallbacks: int = 0
+    breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
+    failed_calls: int = 0
+    answered_by: Counter[str] = field(default_factory=Counter)
 
     def warn(self, message: str) -> None:
         with self.lock:
             if message not in self.warnings:
                 self.warnings.append(message)
+
+    def call_failed(self) -> None:
+        with self.lock:
+            self.failed_calls += 1
 
 
 class LLMBackend:
@@ -162,7 +159,8 @@ class LLMBackend:
         total = len(fields)
         results: list[Inferred | None] = [None] * total
         cfg = self.config
-        run = _Run(budget=Budget(cfg.max_calls, cfg.max_tokens), json_mode=cfg.json_mode)
+        run = _Run(budget=Budget(cfg.max_calls, cfg.max_tokens), json_mode=cfg.json_mode,
+                   breaker=CircuitBreaker(cfg.breaker_after))
         done = 0
 
         def finish(index: int, inferred: Inferred) -> None:
@@ -181,7 +179,7 @@ class LLMBackend:
                 self.progress(0, total)
             client, why_not = self._open_client(run, total)
             if client is None:
-                reason = (f"llm not used: {why_not}",)
+                reason = Fallback((f"llm not used: {why_not}",), why_not)
                 self._run_fallback(run, fields, dict.fromkeys(range(total), reason), finish)
             else:
                 try:
@@ -207,43 +205,49 @@ class LLMBackend:
             run.warn(f"no API key for the LLM (give one or set OPENAI_API_KEY; any non-empty value for "
                      f"servers that need none, such as Ollama): all {total} fields use the "
                      f"{self.fallback.name} backend")
-            return None, "no API key"
+            return None, NO_KEY
         from .client import ChatClient  # imports openai: only when the LLM is used
 
         try:
             client = ChatClient(model=cfg.model, api_key=key, base_url=cfg.base_url, timeout=cfg.timeout,
-                                temperature=cfg.temperature, max_output_tokens=cfg.max_output_tokens)
+                                temperature=cfg.temperature, max_output_tokens=cfg.max_output_tokens,
+                                connect_timeout=cfg.connect_timeout)
         except MissingCredentials as err:
             run.warn(f"the LLM client could not start ({err.message}): all {total} fields use the "
                      f"{self.fallback.name} backend")
-            return None, "the LLM client could not start"
+            return None, NO_CLIENT
         return client, ""
 
     def _run_llm(self, run: _Run, client: CompletionClient, fields: list[ResponseField],
                  finish: Callable[[int, Inferred], None]) -> None:
-        pending: dict[int, tuple[str, ...]] = {}
+        pending: dict[int, Fallback] = {}
         index = 0
-        # Fields go one at a time until a request has been sent: a server that refuses the
-        # first connection is taken as down, and nothing else is tried.
+        # Fields go one at a time until a request has been sent: a server that refuses the first connection is
+        # taken as down. A first request that fails otherwise (5XX, timeout) goes again with the others, at once.
+        again: Again | None = None
         while index < len(fields) and not run.requested:
             outcome = self._attempt(run, client, index, fields[index], probe=True)
-            if isinstance(outcome, _Unreachable):
+            if isinstance(outcome, Again):
+                again = outcome
+                break
+            if isinstance(outcome, Unreachable):
                 run.warn(f"cannot reach the LLM server at {client.base_url} ({outcome.message}): all "
                          f"{len(fields) - index} remaining fields use the {self.fallback.name} backend")
                 for rest in range(index, len(fields)):
-                    pending[rest] = ("llm not used: server unreachable",)
+                    pending[rest] = Fallback(("llm not used: server unreachable",), UNREACHABLE)
                 self._run_fallback(run, fields, pending, finish)
                 return
-            self._settle(index, outcome, pending, finish)
+            self._settle(run, index, outcome, pending, finish)
             index += 1
         if index < len(fields):
             pool = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="satori-llm")
-            futures: dict[Future[_Outcome], int] = {}
+            futures: dict[Future[Outcome], int] = {}
             try:
                 for i in range(index, len(fields)):
-                    futures[pool.submit(self._attempt, run, client, i, fields[i], False)] = i
+                    futures[pool.submit(self._attempt, run, client, i, fields[i], False,
+                                        again if i == index else None)] = i
                 for future in as_completed(futures):
-                    self._settle(futures[future], future.result(), pending, finish)
+                    self._settle(run, futures[future], future.result(), pending, finish)
             except BaseException:
                 run.stop.set()
                 self._harvest(futures, finish)
@@ -253,26 +257,29 @@ class LLMBackend:
         if pending:
             self._run_fallback(run, fields, pending, finish)
 
-    def _harvest(self, futures: dict[Future[_Outcome], int], finish: Callable[[int, Inferred], None]) -> None:
+    def _harvest(self, futures: dict[Future[Outcome], int], finish: Callable[[int, Inferred], None]) -> None:
         """On an interruption: keep the fields whose answer arrived but was not settled yet."""
         for future, index in futures.items():
             if not future.done() or future.cancelled() or future.exception() is not None:
                 continue
             outcome = future.result()
-            if isinstance(outcome, _Done):
+            if isinstance(outcome, Done):
                 with contextlib.suppress(KeyboardInterrupt):
                     finish(index, outcome.inferred)
 
-    def _settle(self, index: int, outcome: _Outcome, pending: dict[int, tuple[str, ...]],
+    def _settle(self, run: _Run, index: int, outcome: Outcome, pending: dict[int, Fallback],
                 finish: Callable[[int, Inferred], None]) -> None:
-        if isinstance(outcome, _Done):
+        if isinstance(outcome, Done):
+            run.answered_by[self.name if outcome.asked else NOT_ASKED] += 1
             finish(index, outcome.inferred)
-        elif isinstance(outcome, _Fallback):
-            pending[index] = outcome.notes
+        elif isinstance(outcome, Fallback):
+            pending[index] = outcome
 
-    def _run_fallback(self, run: _Run, fields: list[ResponseField], notes: dict[int, tuple[str, ...]],
+    def _run_fallback(self, run: _Run, fields: list[ResponseField], outcomes: dict[int, Fallback],
                       finish: Callable[[int, Inferred], None]) -> None:
-        """Let the fallback backend do the fields in `notes`, prefixing each one's notes."""
+        """Let the fallback backend do the fields in `outcomes`, prefixing each one's notes."""
+        notes = {index: outcome.notes for index, outcome in outcomes.items()}
+        run.answered_by.update(f"{self.fallback.name}, {outcome.reason}" for outcome in outcomes.values())
         indices = sorted(notes)
         by_identity: dict[int, list[int]] = {}
         for i in indices:
@@ -298,28 +305,32 @@ class LLMBackend:
     # One field
 
     def _attempt(self, run: _Run, client: CompletionClient, index: int, field: ResponseField,
-                 probe: bool) -> _Outcome:
+                 probe: bool, carried: Again | None = None) -> Outcome:
         try:
-            return self._ask(run, client, index, field, probe)
+            return self._ask(run, client, index, field, probe, carried)
         except Exception as err:  # a bug here must not lose the run: the field falls back
-            return _Fallback((f"llm step failed: {type(err).__name__}: {err}",))
+            return Fallback((f"llm step failed: {type(err).__name__}: {err}",), STEP_FAILED)
 
     def _ask(self, run: _Run, client: CompletionClient, index: int, field: ResponseField,
-             probe: bool) -> _Outcome:
+             probe: bool, carried: Again | None = None) -> Outcome:
         cfg = self.config
         prompt = build_prompt(field, ask_reasons=cfg.ask_reasons)
         if not prompt.kinds:
-            return _Done(Inferred(field, (), (f"no oracle kind applies to a field of type {field.type!r}",)))
+            why = f"no oracle kind applies to a field of type {field.type!r}"
+            return Done(Inferred(field, (), (why,)), asked=False)
         rng = random.Random(f"{cfg.seed}:{index}") if cfg.seed is not None else random.Random()
-        notes: list[str] = []
-        failures = 0
+        notes: list[str] = list(carried.notes) if carried else []
+        failures = carried.failures if carried else 0
         responded = False
         without_json = False
         while True:
             if run.stop.is_set():
-                return _SKIPPED
+                return SKIPPED
             if run.fatal is not None:
-                return _Fallback((*notes, f"llm not used: {run.fatal}"))
+                return Fallback((*notes, f"llm not used: {run.fatal}"), REFUSED)
+            if run.breaker.is_open:
+                return Fallback((*notes, f"llm not used: the LLM server failed ({run.breaker.cause})"),
+                                 SERVER_FAILED)
             refused = run.budget.start_call()
             if refused is not None:
                 with run.lock:
@@ -328,36 +339,42 @@ class LLMBackend:
                 if first:
                     run.warn(f"LLM budget exhausted ({refused}): the remaining fields use the "
                              f"{self.fallback.name} backend")
-                return _Fallback((*notes, f"llm not used: {refused}"))
+                return Fallback((*notes, f"llm not used: {refused}"), BUDGET)
             json_mode = run.json_mode and not without_json
             run.requested = True
             try:
                 completion = client.complete(prompt, json_mode=json_mode)
             except ConnectFailed as err:
+                run.call_failed()
                 if probe and not responded:
-                    return _Unreachable(err.message)
+                    return Unreachable(err.message)
                 failure: TransientError = err
             except TransientError as err:
+                run.call_failed()
                 responded = responded or err.status is not None
                 failure = err
             except BadRequest as err:
+                run.call_failed()
                 responded = True
                 if json_mode:
                     without_json = True
                     notes.append(f"the server refused response_format json_object ({err.message}); "
                                  "asked again without it")
                     continue
-                return _Fallback((*notes, f"llm request refused: {err.message}"))
+                return Fallback((*notes, f"llm request refused: {err.message}"), REFUSED)
             except FatalError as err:
+                run.call_failed()
                 with run.lock:
                     if run.fatal is None:
                         run.fatal = f"the LLM server refused the request ({err.message})"
                 run.warn(f"the LLM server refused the request ({err.message}): the remaining fields use "
                          f"the {self.fallback.name} backend")
-                return _Fallback((*notes, f"llm call failed: {err.message}"))
+                return Fallback((*notes, f"llm call failed: {err.message}"), REFUSED)
             except CallError as err:
-                return _Fallback((*notes, f"llm call failed: {err.message}"))
+                run.call_failed()
+                return Fallback((*notes, f"llm call failed: {err.message}"), CALL_FAILED)
             else:
+                run.breaker.success()
                 if without_json and run.json_mode:
                     with run.lock:
                         run.json_mode = False
@@ -367,19 +384,35 @@ class LLMBackend:
                                   completion.completion_tokens, completion.finish_reason,
                                   completion.usage_reported, notes)
             failures += 1
+            if self._breaker_opened(run, client, failure):
+                return Fallback((*notes, f"llm call failed: {failure.message}",
+                                  f"llm stopped: the LLM server failed ({run.breaker.cause})"), SERVER_FAILED)
+            counted = failure_of(failure, cfg.timeout) is not None
+            if probe and counted and failures < cfg.max_attempts:
+                return Again(failures, (*notes, f"retried after {failure.message}"))
             if failures >= cfg.max_attempts:
-                return _Fallback((*notes, f"llm gave up after {failures} attempts: {failure.message}"))
+                why = RATE_LIMITED if failure.status == 429 else SERVER_FAILED
+                return Fallback((*notes, f"llm gave up after {failures} attempts: {failure.message}"), why)
             notes.append(f"retried after {failure.message}")
             delay = backoff_delay(failures, base=cfg.backoff_base, maximum=cfg.backoff_max,
                                   jitter=cfg.jitter, rng=rng, retry_after=failure.retry_after)
             if self._sleep is not None:
                 self._sleep(delay)
-            elif run.stop.wait(delay):
-                return _SKIPPED
+            elif pause(run.stop, run.breaker, delay, poll=BREAKER_POLL_S):
+                return SKIPPED
+
+    def _breaker_opened(self, run: _Run, client: CompletionClient, failure: TransientError) -> bool:
+        """Count the failure (a warning naming host and cause when it opens the breaker); True when it is open."""
+        what = failure_of(failure, self.config.timeout)
+        if what is not None and run.breaker.failure(what):
+            run.warn(f"the LLM server {server_name(client.base_url)} failed ({run.breaker.cause}): no more calls "
+                     f"to it in this run, the remaining fields use the {self.fallback.name} backend")
+        return run.breaker.is_open
+
 
     def _read(self, run: _Run, field: ResponseField, kinds: tuple[OracleKind, ...], text: str | None,
               prompt_tokens: int, completion_tokens: int, finish_reason: str | None,
-              usage_reported: bool, notes: list[str]) -> _Outcome:
+              usage_reported: bool, notes: list[str]) -> Outcome:
         run.budget.record(prompt_tokens, completion_tokens)
         if not usage_reported:
             run.warn("the LLM server reports no token usage: the token budget and the cost are not tracked")
@@ -388,10 +421,10 @@ class LLMBackend:
         extracted = extract_object(text)
         notes.extend(extracted.notes)
         if extracted.obj is None:
-            return _Fallback((*notes, "llm answer unusable"))
+            return Fallback((*notes, "llm answer unusable"), UNUSABLE)
         found = interpret(extracted.obj, kinds)
         oracles = tuple(self._oracle(field, kind, value, found) for kind, value in found.values.items())
-        return _Done(Inferred(field, oracles, (*notes, *found.notes)))
+        return Done(Inferred(field, oracles, (*notes, *found.notes)))
 
     def _oracle(self, field: ResponseField, kind: OracleKind, value: object, found: Interpretation) -> Oracle:
         why = found.reasons.get(kind)
@@ -413,4 +446,5 @@ class LLMBackend:
             cost += stats.cost_usd
             warnings.extend(w for w in stats.warnings if w not in warnings)
         return BackendStats(calls=calls, prompt_tokens=prompt, completion_tokens=completion,
-                            cost_usd=round(cost, 6), warnings=tuple(warnings), fallbacks=run.fallbacks)
+                            cost_usd=round(cost, 6), warnings=tuple(warnings), fallbacks=run.fallbacks,
+                            failed_calls=run.failed_calls, answered_by=answered_by(run.answered_by, self.name))

@@ -1,7 +1,9 @@
 """The module that talks to the `openai` package for chat completions (`batch_client` does the Batch API).
 
 It sends one chat completion and turns the client's errors into the few cases the backend
-acts on. The client's own retries are off (`max_retries=0`): retrying is the backend's job.
+acts on. The client's own retries are off (`max_retries=0`): retrying is the backend's job. A request waits at
+most `connect_timeout` for the connection and `timeout` for each read (one answer), so a server that never
+answers costs a bounded time per call.
 An error's text can quote the key (a server that echoes the `Authorization` header, a URL with credentials):
 every message it raises is redacted with the key, and `base_url` is shown with credentials masked.
 """
@@ -25,6 +27,7 @@ from .errors import (
     ConnectFailed,
     FatalError,
     MissingCredentials,
+    TimedOut,
     TransientError,
 )
 from .prompt import Prompt, chat_request_body
@@ -59,13 +62,15 @@ class ChatClient:
     """An OpenAI-compatible chat endpoint (OpenAI, Azure OpenAI's v1 endpoint, Ollama, vLLM...)."""
 
     def __init__(self, *, model: str, api_key: str, base_url: str | None, timeout: float,
-                 temperature: float | None = 0.0, max_output_tokens: int | None = None) -> None:
+                 temperature: float | None = 0.0, max_output_tokens: int | None = None,
+                 connect_timeout: float | None = None) -> None:
         self.model = model
         self.temperature = temperature
         self.max_output_tokens = max_output_tokens
         self._redactor = Redactor([api_key, *url_secrets(base_url)])
         try:
-            self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
+            bounds = openai.Timeout(timeout, connect=min(timeout, connect_timeout or timeout))
+            self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=bounds, max_retries=0)
         except openai.OpenAIError as err:
             raise MissingCredentials(self._redactor.redact(str(err))) from err
 
@@ -98,11 +103,13 @@ class ChatClient:
 def call_error(err: openai.OpenAIError) -> CallError:
     """The failure the backend acts on for an error of the `openai` client (its message not yet redacted)."""
     if isinstance(err, openai.APITimeoutError):
-        return TransientError(f"timed out: {err.message}")
+        if _caused_by(err, "ConnectTimeout"):
+            return ConnectFailed(f"no connection in time: {err.message}")
+        return TimedOut(f"timed out: {err.message}")
     if isinstance(err, openai.APIConnectionError):
         cause = err.__cause__
         detail = f"connection error: {cause or err.message}"
-        if cause is not None and any(k.__name__ == "ConnectError" for k in type(cause).__mro__):
+        if _caused_by(err, "ConnectError"):
             return ConnectFailed(detail)
         return TransientError(detail)
     if isinstance(err, openai.RateLimitError | openai.InternalServerError):
@@ -117,6 +124,12 @@ def call_error(err: openai.OpenAIError) -> CallError:
             return TransientError(_error_message(err), status=408)
         return CallError(_error_message(err), status=err.status_code)
     return CallError(f"{type(err).__name__}: {err}")
+
+
+def _caused_by(err: BaseException, name: str) -> bool:
+    """Whether the error's cause (httpx's, whichever httpx the client uses) is of a class named `name`."""
+    cause = err.__cause__
+    return cause is not None and any(k.__name__ == name for k in type(cause).__mro__)
 
 
 def completion_of(response: ChatCompletion) -> Completion:

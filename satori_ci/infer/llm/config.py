@@ -20,8 +20,14 @@ class LLMConfig:
     api_key: str | None = None
     """None: `OPENAI_API_KEY`. Servers that need no key (Ollama, vLLM) still need a non-empty one."""
     concurrency: int = 4
-    timeout: float = 60.0
-    """Seconds for one request."""
+    timeout: float = 15.0
+    """Seconds a request waits for its answer (each read). With `breaker_after` failures in a row the run stops
+    calling the server: a server that never answers costs at most about three times this (and the backoff)."""
+    connect_timeout: float = 5.0
+    """Seconds a request waits for its connection; past it the server counts as unreachable."""
+    breaker_after: int = 3
+    """5XX answers, timeouts or connection errors in a row (across fields) after which the run stops calling the
+    server and the rules infer the remaining fields."""
     max_attempts: int = 4
     """Attempts per field on 429, 5xx, timeouts and connection errors (the first one included)."""
     backoff_base: float = 1.0
@@ -53,12 +59,13 @@ class LLMConfig:
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("an LLM model name is required")
-        if self.concurrency < 1 or self.max_attempts < 1:
-            raise ValueError("concurrency and max_attempts must be at least 1")
+        if self.concurrency < 1 or self.max_attempts < 1 or self.breaker_after < 1:
+            raise ValueError("concurrency, max_attempts and breaker_after must be at least 1")
         if self.price_factor < 0:
             raise ValueError("price_factor must not be negative")
-        if self.timeout <= 0 or self.backoff_base < 0 or self.backoff_max < 0 or not 0 <= self.jitter <= 1:
-            raise ValueError("timeout must be positive, delays non-negative and jitter within [0, 1]")
+        if min(self.timeout, self.connect_timeout) <= 0 or self.backoff_base < 0 or self.backoff_max < 0 \
+                or not 0 <= self.jitter <= 1:
+            raise ValueError("timeouts must be positive, delays non-negative and jitter within [0, 1]")
         for name in ("max_calls", "max_tokens"):
             value = getattr(self, name)
             if value is not None and value < 0:

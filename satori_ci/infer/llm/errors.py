@@ -35,7 +35,11 @@ class TransientError(CallError):
 
 
 class ConnectFailed(TransientError):
-    """No connection could be made (refused, unknown host); not a timeout."""
+    """No connection could be made (refused, unknown host, no answer to the connection attempt in time)."""
+
+
+class TimedOut(TransientError):
+    """Connected, but no answer within the read timeout."""
 
 
 class BadRequest(CallError):
