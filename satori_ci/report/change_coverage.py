@@ -49,7 +49,8 @@ class ChangeCoverage:
 
     def headline(self) -> str:
         """`3 of 5 oracles this change adds or changes exercised` (numbers only: safe in any format)."""
-        return f"{self.exercised} of {self.changed} oracles this change adds or changes exercised"
+        oracles = "oracle" if self.changed == 1 else "oracles"
+        return f"{self.exercised} of {self.changed} {oracles} this change adds or changes exercised"
 
     def shortfall(self) -> str:
         """Why the change counts as unchecked: what was asked (numbers only)."""

@@ -120,10 +120,11 @@ def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = 
                 f"{change.required} asked (min-changed-exercised)")
     found_coverage = coverage_of(run)
     if found_coverage is not None:
-        changed = f"{change.exercised} of {change.changed} oracles this change adds or changes, " if change else ""
+        changed = f"{change.exercised} of {_plural(change.changed, 'oracle')} this change adds or changes, " \
+            if change else ""
         return (f"No violations in {name}: {changed}{found_coverage.exercised} of "
-                f"{_plural(found_coverage.enabled, 'oracle')} in all exercised against {_target(run)} "
-                f"({_plural(run.checked, 'response')})")
+                f"{_plural(found_coverage.enabled, 'oracle')}{' in all' if change else ''} exercised against "
+                f"{_target(run)} ({_plural(run.checked, 'response')})")
     return (f"No violations in {name}: {_plural(spec.oracles_enabled, 'oracle')} checked against "
             f"{_target(run)} ({_plural(run.checked, 'response')})")
 

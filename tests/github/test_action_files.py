@@ -47,24 +47,31 @@ def _readme_workflows() -> list[tuple[str, dict[str, Any]]]:
     return [(text, data) for text, data in parsed if isinstance(data, dict) and "jobs" in data]
 
 
+def _fork_recipe() -> tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]:
+    """The fork recipe's two workflows: the one that records the pull request, the trusted one it triggers."""
+    workflows = _readme_workflows()
+    trusted = next((t, w) for t, w in workflows if isinstance(w["on"], dict) and "workflow_run" in w["on"])
+    (named,) = trusted[1]["on"]["workflow_run"]["workflows"]
+    record = next((t, w) for t, w in workflows if w.get("name") == named and w is not trusted[1])
+    return record, trusted
+
+
 def test_every_readme_workflow_has_a_concurrency_group() -> None:
     workflows = _readme_workflows()
-    assert len(workflows) == 4  # the action, the fork recipe's two, the sharded one
-    groups = []
+    assert len(workflows) == 5  # the action, with code scanning, the fork recipe's two, the sharded one
     for text, workflow in workflows:
         concurrency = workflow.get("concurrency")
         assert isinstance(concurrency, dict), f"no concurrency group in:\n{text}"
         assert str(concurrency.get("group", "")).startswith("satori-") and "${{" in concurrency["group"]
         assert isinstance(concurrency.get("cancel-in-progress"), bool)
-        groups.append(concurrency["group"].split("${{")[0])
-    assert len(set(groups[:3])) == 3  # the fork recipe's workflows never share a group with the action's
+    record, trusted = _fork_recipe()
+    action = workflows[0][1]
+    groups = [w["concurrency"]["group"].split("${{")[0] for w in (action, record[1], trusted[1])]
+    assert len(set(groups)) == 3  # the fork recipe's workflows never share a group with the action's
 
 
 def test_the_fork_recipe_takes_no_base_from_the_artifact() -> None:
-    by_trigger = {next(iter(w["on"])) if isinstance(w["on"], dict) else w["on"]: (t, w)
-                  for t, w in _readme_workflows()[1:3]}
-    record_text, record = by_trigger["pull_request"]
-    trusted_text, trusted = by_trigger["workflow_run"]
+    (record_text, record), (trusted_text, trusted) = _fork_recipe()
     assert "base" not in record_text.replace("base-sha", "")  # the record workflow records the number only
     assert trusted["on"]["workflow_run"]["workflows"] == [record["name"]]
     (step,) = [s for s in trusted["jobs"]["satori"]["steps"] if str(s.get("uses", "")).startswith("satori-ci/")]
