@@ -515,3 +515,63 @@ def test_the_key_is_in_no_output_and_no_file(server: FakeOpenAIServer, capsys: p
         texts += [p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file()]
     assert all(call.headers.get("authorization") == f"Bearer {KEY}" for call in server.api_calls)
     assert len(texts) > 12 and not any(KEY in text for text in texts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Root-array bodies: the root field's path is the empty string
+
+ROOT_ARRAYS = """\
+openapi: 3.0.3
+info: {title: Tags, version: "1"}
+paths:
+  /tags:
+    get:
+      responses:
+        "200":
+          description: every tag
+          content:
+            application/json:
+              schema:
+                type: array
+                minItems: 1
+                items: {type: string, maxLength: 20}
+  /books:
+    get:
+      responses:
+        "200":
+          description: every book
+          content:
+            application/json:
+              schema:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    isbn: {type: string}
+                    total: {type: integer}
+"""
+
+
+def test_root_array_bodies_submit_status_collect(server: FakeOpenAIServer,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    Path("api.yaml").write_text(ROOT_ARRAYS, encoding="utf-8")
+    code, _, sync_err = infer(server, capsys, "--oracles", ".satori/sync.oracles.yaml")
+    assert code == 0, sync_err
+    asked = len(server.requests)
+    server.batch.in_progress = 2
+    code, _, err = infer(server, capsys, "--batch", "submit")
+    assert code == 0, err
+    sent = state()  # the state file reads back
+    assert len(sent.requests) == asked
+    assert "" in {request.field for request in sent.requests}  # the root field was sent
+    code, out, err = infer(server, capsys, "--batch", "status")
+    assert (code, err) == (0, ""), err
+    assert out.startswith("batch batch_fake1: in_progress")
+    code, _, err = infer(server, capsys, "--batch", "submit")
+    assert code == 0 and "already submitted for api.yaml, nothing submitted" in err
+    code, _, err = infer(server, capsys, "--batch", "collect")
+    assert code == 0, err
+    assert f"{asked} inferred (llm)" in err and f"llm (Batch API, half price): {asked} request(s)" in err
+    assert "fell back" not in err and not STATE.exists() and not INPUT.exists()
+    assert len(server.requests) == asked  # every answer of the collect came from the batch
+    assert ORACLES.read_bytes() == Path(".satori/sync.oracles.yaml").read_bytes()

@@ -124,3 +124,27 @@ def test_dockerfile_copies_existing_paths_and_installs_from_the_lockfiles() -> N
     assert "pip install --no-cache-dir -r requirements.txt" in text  # the file .ci/run installs too
     assert "npm ci --omit=dev" in text and "package-lock.json" in text
     assert "requirements.txt" in (ROOT / ".ci" / "run").read_text()
+
+
+def _unmatched_workflow_runs(workflows: list[dict[str, Any]]) -> list[str]:
+    """The `workflow_run.workflows` entries that name no workflow's `name:` among `workflows` (GitHub matches
+    the name: an entry naming a workflow without one never triggers)."""
+    names = {w["name"] for w in workflows if isinstance(w.get("name"), str) and w["name"]}
+    triggers = [w["on"]["workflow_run"] for w in workflows if isinstance(w.get("on"), dict)
+                and "workflow_run" in w["on"]]
+    return [str(entry) for trigger in triggers for entry in (trigger or {}).get("workflows") or ["(none)"]
+            if entry not in names]
+
+
+def test_every_workflow_run_trigger_names_a_readme_workflow() -> None:
+    workflows = [w for _, w in _readme_workflows()]
+    assert any(isinstance(w["on"], dict) and "workflow_run" in w["on"] for w in workflows)  # the fork recipe
+    assert _unmatched_workflow_runs(workflows) == []
+
+
+def test_a_workflow_run_naming_an_unnamed_workflow_is_caught() -> None:
+    record = {"on": "pull_request", "jobs": {}}
+    trusted = {"name": "b", "on": {"workflow_run": {"workflows": ["api-oracles-record"], "types": ["completed"]}}}
+    assert _unmatched_workflow_runs([record, trusted]) == ["api-oracles-record"]
+    assert _unmatched_workflow_runs([{**record, "name": "api-oracles-record"}, trusted]) == []
+    assert _unmatched_workflow_runs([{"on": {"workflow_run": {"types": ["completed"]}}}]) == ["(none)"]

@@ -18,6 +18,8 @@ STATE_VERSION = 2
 _ORACLES_SUFFIX = ".oracles.yaml"
 _REQUEST_KEYS = ("custom_id", "fingerprint", "operation", "field", "request")
 _PART_KEYS = ("batch_id", "input_file_id", "input_sha256")
+_MAY_BE_EMPTY = frozenset({"field"})
+"""Keys whose value may be the empty string: the root field's path is `""` (a body that is an array)."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,10 @@ def _fail(where: str, what: str) -> BatchError:
 
 def _text(obj: dict[str, Any], key: str, where: str) -> str:
     value = obj.get(key)
-    if not isinstance(value, str) or not value:
+    if key in _MAY_BE_EMPTY:
+        if not isinstance(value, str):
+            raise _fail(where, f"{key} is not a string")
+    elif not isinstance(value, str) or not value:
         raise _fail(where, f"{key} is not a non-empty string")
     return value
 

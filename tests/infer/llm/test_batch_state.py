@@ -45,6 +45,18 @@ def test_the_state_reads_back_and_its_text_is_one_part_or_request_a_line() -> No
     assert load_state(dump_state(empty), "s.json") == empty
 
 
+def test_the_root_field_of_an_array_body_reads_back() -> None:
+    """The root field's path is the empty string (a body that is an array): the reader takes what the writer
+    writes, in both versions."""
+    root = BatchRequest("fp0", "fp0", "GET /tags 200", "", "d0")
+    state = BatchState("api.yaml", "gpt-4o", (BatchPart("batch_abc", "file-abc", "0" * 64, (root, R1)),))
+    assert load_state(dump_state(state), "s.json") == state
+    version_1 = ('{"version": 1, "spec": "api.yaml", "model": "gpt-4o", "batch_id": "batch_abc", '
+                 '"input_file_id": "file-abc", "input_sha256": "s", "requests": [{"custom_id": "fp0", '
+                 '"fingerprint": "fp0", "operation": "GET /tags 200", "field": "", "request": "d0"}]}')
+    assert load_state(version_1, "s.json").requests == (root,)
+
+
 def test_a_version_1_state_is_read_as_one_part() -> None:
     text = (
         '{\n  "version": 1,\n  "spec": "api/openapi.yaml",\n  "model": "gpt-4o",\n  "batch_id": "batch_abc",\n'
@@ -79,6 +91,10 @@ _REQ = '"custom_id": "c", "fingerprint": "c", "operation": "o", "field": "f", "r
     ("{" + _V2 + '"requests": [{"part": 2, ' + _REQ + '}, {"part": 1, ' + _REQ + '}], "parts": [' + _PART + ", "
      + _PART + "]}", "request 2 is out of the order of the parts"),
     ("{" + _V2 + '"requests": [], "parts": [' + _PART + '], "not_sent": "3"}', "not_sent is not a count"),
+    ("{" + _V2 + '"requests": [{"part": 1, ' + _REQ.replace('"field": "f"', '"field": null') + '}], "parts": ['
+     + _PART + "]}", "field is not a string"),
+    ("{" + _V2 + '"requests": [{"part": 1, ' + _REQ.replace('"operation": "o"', '"operation": ""') + '}], '
+     '"parts": [' + _PART + "]}", "operation is not a non-empty string"),
 ])
 def test_a_damaged_state_is_an_input_error_naming_the_file(text: str, why: str) -> None:
     with pytest.raises(BatchError) as raised:
