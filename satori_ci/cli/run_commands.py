@@ -192,10 +192,11 @@ def run_run(args: argparse.Namespace) -> int:
     observe = _observed(args, spec)
     planned, inputs = _planned(args, spec, oracles, args.base_url, observe)
     _notes(inputs.notes)
+    config = _config(args, inputs)
     bar = ProgressBar("requests", enabled=not args.quiet, heartbeat=origin(args.base_url))
-    bar.start_heartbeat()
-    config = replace(_config(args, inputs), progress=bar.update)
+    config = replace(config, progress=bar.update)
     try:
+        bar.start_heartbeat()
         result = RunnerName(args.runner).build(inputs.team).run(planned, config)
     finally:
         bar.close()

@@ -84,8 +84,11 @@ class Heartbeat:
 
     def _beat(self) -> None:
         while not self._over.wait(self.interval):
-            self.stream.write(self.line(time.monotonic()) + "\n")
-            self.stream.flush()
+            try:
+                self.stream.write(self.line(time.monotonic()) + "\n")
+                self.stream.flush()
+            except (OSError, ValueError):  # the stream is gone (closed): nobody is listening any more
+                return
 
     def close(self) -> None:
         self._over.set()

@@ -9,9 +9,11 @@ from typing import Any
 import openapi_spec_validator
 import pytest
 import requests
+import requests.adapters
 from openapi_schema_validator import OAS30Validator, oas30_format_checker
 from openapi_schema_validator import validate as validate_schema
 from openapi_spec_validator.readers import read_from_filename
+from urllib3.util.retry import Retry
 
 from satori_ci.cli import main as cli_main
 from satori_ci.oracles.check import check_body
@@ -30,6 +32,9 @@ class Client:
         self.app = app
         self.session = requests.Session()
         self.session.trust_env = False
+        # a connection the loaded machine's kernel or server dropped before any answer is tried again (GET only)
+        self.session.mount("http://", requests.adapters.HTTPAdapter(max_retries=Retry(
+            total=2, connect=2, read=2, status=0, other=0, allowed_methods=frozenset({"GET"}))))
         if token is not None:
             self.session.headers["Authorization"] = f"Bearer {token}"
 
