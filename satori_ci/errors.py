@@ -9,6 +9,10 @@ interrupts (exit 130).
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Any, ClassVar
@@ -105,3 +109,22 @@ def classify(exc: BaseException) -> Failure:
 def terminate_as_interrupt(signum: int, frame: object) -> None:
     """A SIGTERM handler: stop as Ctrl-C does, so the interrupt handling of the CLI and the action runs."""
     raise KeyboardInterrupt
+
+
+@contextmanager
+def interrupts_stop_the_run() -> Iterator[None]:
+    """SIGTERM and SIGINT raise KeyboardInterrupt while inside (their handlers are the caller's again after).
+
+    SIGINT too, because a process started in the background of a non-interactive shell (`cmd &` in a CI
+    step's script) inherits SIGINT ignored, and a cancelled GitHub job sends SIGINT first. Off the main thread,
+    where no handler can be installed, the signals keep their own."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, handler) for signum, handler in (
+        (signal.SIGTERM, terminate_as_interrupt), (signal.SIGINT, signal.default_int_handler))}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,15 +140,27 @@ def test_every_failure_has_one_exit_code_and_one_line_in_both_entry_points(tmp_p
         assert "the check could not run" in action.summary and "exit code 70" in action.summary
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_an_interrupt_is_130_and_one_line_in_both_entry_points(tmp_path: Path, signum: int) -> None:
+def _sigint(disposition: signal.Handlers) -> Callable[[], None]:
+    """What the child starts with for SIGINT: the default, or ignored (a background job of a CI step's script)."""
+    def preexec() -> None:
+        signal.signal(signal.SIGINT, disposition)
+
+    return preexec
+
+
+@pytest.mark.parametrize(("signum", "sigint"), [
+    (signal.SIGTERM, signal.SIG_DFL), (signal.SIGINT, signal.SIG_DFL), (signal.SIGINT, signal.SIG_IGN)],
+    ids=["SIGTERM", "SIGINT", "SIGINT-inherited-ignored"])
+def test_an_interrupt_is_130_and_one_line_in_both_entry_points(tmp_path: Path, signum: int,
+                                                               sigint: signal.Handlers) -> None:
     with StallingServer(lambda path: "silent") as staging, FakeGitHub(login=None) as github:
         pr = make_pull_request(tmp_path, github)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "SATORI_"))}
         cli = _interrupted(staging, signum, [sys.executable, "-m", "satori_ci", *_check_args(
-            pr, staging.origin, "--timeout", "60")], pr.repo, {**env, "PYTHONPATH": str(ROOT)})
+            pr, staging.origin, "--timeout", "60")], pr.repo, {**env, "PYTHONPATH": str(ROOT)}, _sigint(sigint))
         action_env = pr.action_env(inputs={"staging-url": staging.origin, "runner": "native", "timeout": "60"})
-        action = _interrupted(staging, signum, [sys.executable, str(ROOT / "entrypoint.py")], pr.repo, action_env)
+        action = _interrupted(staging, signum, [sys.executable, str(ROOT / "entrypoint.py")], pr.repo, action_env,
+                              _sigint(sigint))
     assert (cli.returncode, action.returncode) == (ExitCode.INTERRUPTED, ExitCode.INTERRUPTED), (cli, action)
     assert cli.stderr == "satori-ci: interrupted\n", cli.stderr
     assert "Traceback" not in cli.stdout + action.stdout + action.stderr
@@ -156,11 +169,12 @@ def test_an_interrupt_is_130_and_one_line_in_both_entry_points(tmp_path: Path, s
     assert "exit code 130" in (pr.tmp / "summary.md").read_text()
 
 
-def _interrupted(staging: StallingServer, signum: int, command: list[str], cwd: Path, env: dict[str, str]
-                 ) -> subprocess.CompletedProcess[str]:
+def _interrupted(staging: StallingServer, signum: int, command: list[str], cwd: Path, env: dict[str, str],
+                 preexec: Callable[[], None]) -> subprocess.CompletedProcess[str]:
     """`command` sent `signum` once it waits on the silent staging server."""
     seen = len(staging.received)
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=preexec)
     try:
         deadline = time.monotonic() + WAIT_S
         while len(staging.received) == seen and proc.poll() is None and time.monotonic() < deadline:

@@ -1,10 +1,9 @@
-"""The action's entry (`entrypoint.py`): the redactor installed, SIGTERM made an interrupt, and the error
+"""The action's entry (`entrypoint.py`): the redactor installed, SIGINT and SIGTERM made interrupts, and the error
 boundaries: whatever stops a run is classified once (`satori_ci.errors.classify`) and reported (`stopped`)."""
 
 from __future__ import annotations
 
 import os
-import signal
 
 from satori_ci.action.log import feed
 from satori_ci.action.run import run
@@ -12,23 +11,19 @@ from satori_ci.action.secrets import raw_input_secrets
 from satori_ci.action.shards import input_shard, shard_main
 from satori_ci.action.stopped import Progress, cancelled, stop_on
 from satori_ci.action.targets import verified
-from satori_ci.errors import terminate_as_interrupt
+from satori_ci.errors import interrupts_stop_the_run
 from satori_ci.github.context import ActionContext
 from satori_ci.redaction import installed
 
 
 def main() -> int:
-    """Run the action; its exit code."""
-    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)  # a cancelled job stops as Ctrl-C does
-    try:
-        with installed():
-            feed(*raw_input_secrets(os.environ))
-            try:
-                return _main(Progress())
-            except KeyboardInterrupt:
-                return cancelled(None)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    """Run the action; its exit code. A cancelled job (SIGINT, then SIGTERM) stops as Ctrl-C does."""
+    with interrupts_stop_the_run(), installed():
+        feed(*raw_input_secrets(os.environ))
+        try:
+            return _main(Progress())
+        except KeyboardInterrupt:
+            return cancelled(None)
 
 
 def _main(progress: Progress) -> int:

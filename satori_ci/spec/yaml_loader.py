@@ -1,17 +1,18 @@
-"""YAML documents through ruamel.yaml's C parser, into plain JSON values with key lines kept.
+"""YAML documents through libyaml (PyYAML's C parser), into plain JSON values with key lines kept.
 
 ruamel's round-trip loader is several times slower than a C loader on large specs, and its safe
-constructor resolves every scalar through a chain of regexes. Here the C parser composes the
+constructor resolves every scalar through a chain of regexes. Here libyaml composes the
 node graph with a resolver that only tells plain from quoted scalars; a small constructor then
 types plain scalars by the YAML 1.2 core schema, keeps keys as their source text (so `200:` is
 the status "200"), records the line of every mapping key, refuses duplicate and complex keys,
 and bounds the size that aliases expand to.
 
-The C parser (libyaml's, YAML 1.1) refuses some valid YAML 1.2, such as the flow mapping
-`{url: https://x}` that ruamel itself writes ("found unexpected ':'"). A document it refuses is
-composed again by ruamel's pure-Python parser with the same resolver, then built by the same
-constructor (same typing, key lines, duplicate and alias checks); one that both refuse is
-refused with the pure parser's error.
+The C parser is PyYAML's (libyaml 0.2.5 in its wheels), which reads the flow mapping
+`{url: https://x}` that ruamel writes; where PyYAML has no C extension, ruamel.yaml.clib's (libyaml
+0.1.7, which refuses it: "found unexpected ':'"). A document the C parser refuses is composed
+again by ruamel's pure-Python parser with the same resolver, then built by the same constructor
+(same typing, key lines, duplicate and alias checks); one that both refuse is refused with the
+pure parser's error.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ try:  # the C parser ships with ruamel.yaml.clib on CPython
 except ImportError:  # pragma: no cover - pure-Python fallback
     _CParser = None
     _CScalarNode = None
+
+try:  # libyaml 0.2 (YAML 1.2's plain scalars in flow collections) through PyYAML's wheels
+    from yaml import nodes as _libyaml_nodes  # type: ignore[import-untyped,unused-ignore]
+    from yaml._yaml import CParser as _LibyamlParser  # type: ignore[import-untyped,unused-ignore]
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _LibyamlParser = None
+    _libyaml_nodes = None
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -111,10 +119,35 @@ def _typed_scalar(tag: str, text: str) -> Any:
     return text  # unknown local tags: the text as written
 
 
+_SCALARS: tuple[Any, ...] = tuple(t for t in (ScalarNode, _CScalarNode, getattr(_libyaml_nodes, "ScalarNode", None))
+                                   if t is not None)
+_SEQUENCES: tuple[Any, ...] = tuple(t for t in (SequenceNode, getattr(_libyaml_nodes, "SequenceNode", None))
+                                     if t is not None)
+_MAPPINGS: tuple[Any, ...] = tuple(t for t in (MappingNode, getattr(_libyaml_nodes, "MappingNode", None))
+                                    if t is not None)
+
+if _LibyamlParser is not None:
+    _LIBYAML_SCALAR = _libyaml_nodes.ScalarNode
+
+    class _LibyamlComposer(_LibyamlParser):  # type: ignore[misc]
+        """PyYAML's C composer with a resolver that only marks plain scalars."""
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+            if kind is _LIBYAML_SCALAR:
+                return PLAIN if implicit[0] else QUOTED
+            return "satori:collection"
+
+        def descend_resolver(self, *args: Any) -> None:
+            return None
+
+        def ascend_resolver(self, *args: Any) -> None:
+            return None
+
+
 if _CParser is not None:
 
     class _FastParser(_CParser):  # type: ignore[misc]
-        """The C composer with a resolver that only marks plain scalars."""
+        """ruamel's C composer with a resolver that only marks plain scalars."""
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
             if kind is _CScalarNode:
@@ -177,10 +210,12 @@ def _refuse_too_deep(data: bytes, name: str) -> None:
 
 
 def _compose(data: bytes) -> Any:
-    if _CParser is not None:
+    """The node graph by the first C parser there is; a document it refuses, by ruamel's pure parser."""
+    composer = _LibyamlComposer if _LibyamlParser is not None else _FastParser if _CParser is not None else None
+    if composer is not None:
         try:
-            return _FastParser(data).get_single_node()
-        except Exception:  # the C parser raises its own error classes; the pure parser decides
+            return composer(data).get_single_node()
+        except Exception:  # the C parsers raise their own error classes; the pure parser decides
             pass
     return _compose_pure(data)
 
@@ -248,16 +283,16 @@ class _Constructor:
         before = self.expanded
         self.expanded += 1
         value: Any
-        if isinstance(node, ScalarNode) or (_CScalarNode is not None and isinstance(node, _CScalarNode)):
+        if isinstance(node, _SCALARS):
             value = _typed_scalar(str(getattr(node, "tag", PLAIN)), node.value)
             self.memo[key] = value
-        elif isinstance(node, SequenceNode):
+        elif isinstance(node, _SEQUENCES):
             value = []
             self.memo[key] = value
             self.building.add(key)
             value.extend(self.build(child) for child in node.value)
             self.building.discard(key)
-        elif isinstance(node, MappingNode):
+        elif isinstance(node, _MAPPINGS):
             value = {}
             self.memo[key] = value
             self.building.add(key)
@@ -287,9 +322,7 @@ class _Constructor:
         lines: dict[str, int] = {}
         merges: list[Any] = []
         for key_node, value_node in node.value:
-            if not isinstance(key_node, ScalarNode) and not (
-                _CScalarNode is not None and isinstance(key_node, _CScalarNode)
-            ):
+            if not isinstance(key_node, _SCALARS):
                 raise self.error(SpecErrorKind.NON_STRING_KEY, key_node,
                                  "a mapping key must be a string, not a mapping or a list")
             text = key_node.value

@@ -1,7 +1,7 @@
 """The specs we bench on, dumped to YAML by the common writers, read to the same fields as the originals.
 
 ruamel (round-trip and safe dumpers, C and pure, default, block and flow styles; its flow style writes
-`{url: https://x}`, which libyaml's parser refuses) and PyYAML (C and pure dumpers). The real specs are
+`{url: https://x}`, which libyaml 0.1's parser refuses) and PyYAML (C and pure dumpers). The real specs are
 ../shared/data/*/spec.json next to the checkout (skipped when absent); the fixtures under tests/spec/pinned
 and the bundled example specs always run.
 """
@@ -94,13 +94,21 @@ def test_yaml_dump_reads_to_the_same_fields(tmp_path: Path, source: str, dumper:
     assert _records(copy) == expected
 
 
-def test_the_flow_dumps_are_the_ones_libyaml_refuses() -> None:
-    """The dumps above do exercise the fallback: ruamel's flow style of a spec with URLs."""
-    from satori_ci.spec.yaml_loader import _CParser, _FastParser
+def test_the_flow_dumps_are_read_by_libyaml_0_2_not_the_pure_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ruamel's flow style of a spec with URLs, which ruamel's own C parser (libyaml 0.1) refuses, is composed by
+    PyYAML's C parser (libyaml 0.2): a flow-style spec is read at C speed, the pure-Python parser never called."""
+    from satori_ci.spec import yaml_loader
 
-    if _CParser is None:
+    if yaml_loader._LibyamlParser is None or yaml_loader._CParser is None:
         pytest.skip("no C parser")
     text = DUMPERS["ruamel-rt-True-None"](_load_original(SOURCES["bookshop/v2"]))
     assert "url: http://localhost:8080]" in text
     with pytest.raises(Exception, match="unexpected ':'"):
-        _FastParser(text.encode()).get_single_node()
+        yaml_loader._FastParser(text.encode()).get_single_node()
+
+    def _no_pure(data: bytes) -> None:
+        raise AssertionError("the pure-Python parser was called")
+
+    monkeypatch.setattr(yaml_loader, "_compose_pure", _no_pure)
+    value, _ = load_yaml(text.encode(), "flow.yaml")
+    assert value["servers"][0]["url"] == "http://localhost:8080"
