@@ -1,13 +1,17 @@
 """GitHub's REST spec: `load_spec` (load + resolve + fields + fingerprints) against plain parsers.
 
 JSON: `load_spec` on `api.github.com.json` as a ratio to `json.load` of the same file.
-YAML: the same document dumped once to YAML with PyYAML's C dumper (cached in bench/.cache), then
-`load_spec` on it as a ratio to PyYAML's C loader (`yaml.load(f, Loader=yaml.CSafeLoader)`).
+YAML: the same document dumped once to YAML in two styles (each cached in bench/.cache, made in a
+subprocess): block style by PyYAML's C dumper, and flow style by ruamel's round-trip dumper
+(`default_flow_style = None`: collections of scalars in flow style, which writes plain URLs inside flow
+mappings, `{url: https://x}`, refused by libyaml 0.1); `load_spec` on each as a ratio to PyYAML's C
+loader (`yaml.load(f, Loader=yaml.CSafeLoader)`) on the same file.
 
-Whole processes, as a user meets them: `satori-ci fields --json FILE > /dev/null` (this checkout's, run
-as `python -m satori_ci`: start-up, imports, load, lines, output and exit) against a process that only
-parses the file, `python3 -c 'import json,sys; json.load(open(sys.argv[1]))' FILE` for the JSON and
-`yaml.load(..., Loader=yaml.CSafeLoader)` for the YAML copy; best of N of each, interleaved.
+Whole processes, as a user meets them: `satori-ci fields --json FILE > /dev/null` (this checkout's, its
+bytecode compiled first, run as `python -m satori_ci`: start-up, imports, load, lines, output and exit)
+against a process that only parses the file, `python3 -c 'import json,sys; json.load(open(sys.argv[1]))'
+FILE` for the JSON and `yaml.load(..., Loader=yaml.CSafeLoader)` for each YAML copy; best of N of each,
+interleaved. Both run by this interpreter itself (`sys.executable`, not a launcher such as pyenv's shim).
 
 Every measurement runs in a fresh subprocess (the runs of each kind interleaved, best of N taken),
 which also gives each load's peak memory: the peak resident set of that process, read from `VmHWM` in
@@ -37,7 +41,7 @@ from _npm import CACHE, OCTOKIT_OPENAPI, github_spec
 JSON_TARGET = 5.0
 YAML_TARGET = 1.5
 PEAK_TARGET_MB = 2048.0
-PROCESS_JSON_TARGET = 8.0
+PROCESS_JSON_TARGET = 4.0
 PROCESS_YAML_TARGET = 1.5
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,13 +106,13 @@ def _run(kind: str, path: Path) -> dict[str, Any]:
     return result
 
 
-def _best(kinds: list[tuple[str, Path]], runs: int) -> dict[str, dict[str, Any]]:
+def _best(kinds: list[tuple[str, Path]], runs: int) -> dict[tuple[str, Path], dict[str, Any]]:
     """Best time (and the highest peak) of `runs` fresh-process runs of each kind, interleaved."""
-    best: dict[str, dict[str, Any]] = {}
+    best: dict[tuple[str, Path], dict[str, Any]] = {}
     for _ in range(runs):
         for kind, path in kinds:
             got = _run(kind, path)
-            key = f"{kind} {path.suffix}"
+            key = (kind, path)
             seen = best.get(key)
             if seen is None:
                 best[key] = got
@@ -153,14 +157,25 @@ def _process_line(label: str, seconds: float, base: float | None, target: float 
 
 
 def _yaml_copy(json_path: Path) -> Path:
-    target = CACHE / "github" / f"api.github.com-{OCTOKIT_OPENAPI[1]}.yaml"
+    """The spec as block-style YAML (PyYAML's C dumper), made once."""
+    return _cached_copy(json_path, f"api.github.com-{OCTOKIT_OPENAPI[1]}.yaml", _TO_YAML, "YAML")
+
+
+def _flow_yaml_copy(json_path: Path) -> Path:
+    """The spec as ruamel's round-trip dumper writes it with collections of scalars in flow style, made once."""
+    return _cached_copy(json_path, f"api.github.com-{OCTOKIT_OPENAPI[1]}-flow.yaml", _TO_FLOW_YAML,
+                        "flow-style YAML (ruamel's pure-Python dumper: about a minute)")
+
+
+def _cached_copy(json_path: Path, name: str, script: str, what: str) -> Path:
+    target = CACHE / "github" / name
     if target.is_file():
         return target
-    print(f"converting {json_path.name} to YAML once (cached at {target}) ...", flush=True)
+    print(f"converting {json_path.name} to {what} once (cached at {target}) ...", flush=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".yaml.partial")
     # in a subprocess, so that this process stays small for the ones it starts
-    subprocess.run([sys.executable, "-c", _TO_YAML, str(json_path), str(partial)], check=True)
+    subprocess.run([sys.executable, "-c", script, str(json_path), str(partial)], check=True)
     partial.rename(target)
     return target
 
@@ -171,6 +186,18 @@ with open(sys.argv[1], encoding="utf-8") as f:
     data = json.load(f)
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     yaml.dump(data, out, Dumper=yaml.CSafeDumper, sort_keys=False)
+"""
+
+_TO_FLOW_YAML = """
+import json, sys
+from ruamel.yaml import YAML
+with open(sys.argv[1], encoding="utf-8") as f:
+    data = json.load(f)
+y = YAML(typ="rt")
+y.default_flow_style = None
+y.width = 4096
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    y.dump(data, out)
 """
 
 
@@ -196,45 +223,55 @@ def main() -> int:
         return 0
 
     json_path = github_spec()
-    yaml_path = _yaml_copy(json_path)
+    yaml_path, flow_path = _yaml_copy(json_path), _flow_yaml_copy(json_path)
     mb = json_path.stat().st_size / 1e6
     print(f"GitHub REST spec: @octokit/openapi {OCTOKIT_OPENAPI[1]}, {json_path.name} ({mb:.1f} MB), "
-          f"YAML copy {yaml_path.stat().st_size / 1e6:.1f} MB; best of {args.runs} fresh-process runs")
-    kinds = [("baseline", json_path), ("json.load", json_path), ("load_spec", json_path),
-             ("yaml.CSafeLoader", yaml_path), ("load_spec", yaml_path)]
+          f"YAML copies {yaml_path.stat().st_size / 1e6:.1f} MB (block style), "
+          f"{flow_path.stat().st_size / 1e6:.1f} MB (flow style); best of {args.runs} fresh-process runs")
+    yaml_copies = [("YAML (block style, PyYAML's dumper)", yaml_path),
+                   ("YAML (flow style, ruamel's dumper)", flow_path)]
+    kinds = [("baseline", json_path), ("json.load", json_path), ("load_spec", json_path)]
+    for path in (yaml_path, flow_path):
+        kinds += [("yaml.CSafeLoader", path), ("load_spec", path)]
     best = _best(kinds, args.runs)
-    base_mb = best["baseline .json"]["peak_mb"]
-    spec_json, spec_yaml = best["load_spec .json"], best["load_spec .yaml"]
+    base_mb = best[("baseline", json_path)]["peak_mb"]
     print(f"peak memory: VmHWM of each fresh process (interpreter + imports alone: {base_mb:.0f} MB)")
     print("JSON")
-    print(_line("json.load", best["json.load .json"], None, None))
-    print(_line("load_spec", spec_json, best["json.load .json"], JSON_TARGET))
-    print("YAML")
-    print(_line("yaml.load (CSafeLoader)", best["yaml.CSafeLoader .yaml"], None, None))
-    print(_line("load_spec", spec_yaml, best["yaml.CSafeLoader .yaml"], YAML_TARGET))
+    print(_line("json.load", best[("json.load", json_path)], None, None))
+    print(_line("load_spec", best[("load_spec", json_path)], best[("json.load", json_path)], JSON_TARGET))
+    for title, path in yaml_copies:
+        print(title)
+        print(_line("yaml.load (CSafeLoader)", best[("yaml.CSafeLoader", path)], None, None))
+        print(_line("load_spec", best[("load_spec", path)], best[("yaml.CSafeLoader", path)], YAML_TARGET))
     if args.with_ruamel_pure:
         pure = _run("ruamel.rt.pure", yaml_path)
-        print(_line("ruamel round-trip, pure (1 run)", pure, best["yaml.CSafeLoader .yaml"], None))
-    peak = max(spec_json["peak_mb"], spec_yaml["peak_mb"])
+        print(_line("ruamel round-trip, pure (1 run)", pure, best[("yaml.CSafeLoader", yaml_path)], None))
+    specs = [best[("load_spec", path)] for path in (json_path, yaml_path, flow_path)]
+    peak = max(spec["peak_mb"] for spec in specs)
     print(f"peak of load_spec: {peak:.0f} MB (target < {PEAK_TARGET_MB:.0f} MB: "
           f"{'ok' if peak < PEAK_TARGET_MB else 'MISSED'})")
-    same = all(spec_json[k] == spec_yaml[k] for k in ("fields", "operations", "responses"))
-    yaml_counts = "same counts" if same else f"DIFFERENT: {spec_yaml}"
-    print(f"fields {spec_json['fields']:,}  operations {spec_json['operations']:,}  "
-          f"responses {spec_json['responses']:,}  (YAML copy: {yaml_counts})")
+    counts = ("fields", "operations", "responses")
+    differ = [f"{title}: {spec}" for (title, _), spec in zip(yaml_copies, specs[1:], strict=True)
+              if any(spec[k] != specs[0][k] for k in counts)]
+    same = "same counts" if not differ else "DIFFERENT: " + "; ".join(differ)
+    print(f"fields {specs[0]['fields']:,}  operations {specs[0]['operations']:,}  "
+          f"responses {specs[0]['responses']:,}  (YAML copies: {same})")
 
+    # bytecode compiled, as an installed package has it (where PYTHONDONTWRITEBYTECODE is set, every process
+    # would otherwise compile again each module changed since its last .pyc)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "satori_ci")], check=True)
     fields_cmd, json_cmd, yaml_cmd = "satori-ci fields --json", "python json.load", "python yaml.load (CSafeLoader)"
     whole = _best_processes([(json_cmd, json_path), (fields_cmd, json_path), (yaml_cmd, yaml_path),
-                             (fields_cmd, yaml_path)], args.runs)
+                             (fields_cmd, yaml_path), (yaml_cmd, flow_path), (fields_cmd, flow_path)], args.runs)
     print(f"whole processes (wall time, output to /dev/null; best of {args.runs}, interleaved)")
     print("JSON")
     print(_process_line(json_cmd, whole[(json_cmd, json_path)], None, None))
     print(_process_line(fields_cmd, whole[(fields_cmd, json_path)], whole[(json_cmd, json_path)],
                         PROCESS_JSON_TARGET))
-    print("YAML")
-    print(_process_line(yaml_cmd, whole[(yaml_cmd, yaml_path)], None, None))
-    print(_process_line(fields_cmd, whole[(fields_cmd, yaml_path)], whole[(yaml_cmd, yaml_path)],
-                        PROCESS_YAML_TARGET))
+    for title, path in yaml_copies:
+        print(title)
+        print(_process_line(yaml_cmd, whole[(yaml_cmd, path)], None, None))
+        print(_process_line(fields_cmd, whole[(fields_cmd, path)], whole[(yaml_cmd, path)], PROCESS_YAML_TARGET))
     return 0
 
 

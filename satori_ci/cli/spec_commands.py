@@ -73,58 +73,82 @@ def _print_fields(args: argparse.Namespace) -> None:
 
 
 def write_fields_jsonl(fields: list[ResponseField], line_of: Callable[[Any], int | None]) -> None:
-    """`report.spec_text.fields_jsonl` of `fields`, redacted, in one write; the same bytes, faster.
+    """`report.spec_text.fields_jsonl` of `fields`, redacted; the same bytes, faster.
 
     GitHub's spec has 77,000 fields but only 6,000 distinct field states (a schema's fields are shared by
     every operation using it): each line is joined from pieces encoded and redacted once per operation,
-    field path, type and field state, instead of a dict built and `json.dumps`ed per field and the 30 MB
-    text redacted as a whole (1.5 s). Redacting the pieces is redacting the text: a piece is whole JSON
-    tokens, pieces meet at `: "`, `", ` or `, "`, and no match of the redactor's generic patterns (URL
-    credentials, key-like query values) holds a quote or a space, so none spans two pieces. A secret fed
-    to the redactor could (`null, ` is a valid if absurd secret): when there are secrets, the joined text
-    also passes their literal replacement, which costs little. The text is written with
-    `satori_ci.redaction.write_redacted`: made safe for a CI log (JSON escapes only), not redacted again.
+    field path and field state, instead of a dict built and `json.dumps`ed per field and the 30 MB text
+    redacted as a whole (1.5 s). Redacting the pieces is redacting the text: a piece is whole JSON tokens,
+    pieces meet at `: "`, `", ` or `, "`, and no match of the redactor's generic patterns (URL credentials,
+    key-like query values) holds a quote or a space, so none spans two pieces. A secret fed to the
+    redactor could (`null, ` is a valid if absurd secret): when there are secrets, the joined text also
+    passes their literal replacement, which costs little. The text is written with
+    `satori_ci.redaction.write_redacted` (made safe for a CI log: JSON escapes only, not redacted again) in
+    `_write_lines`' chunks.
     """
     redactor = redaction.current()
     redact = redactor.redact
     encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # as `json.dumps(..., ensure_ascii=False)`
-    heads: dict[int, str] = {}
+    operations: dict[tuple[Any, Any], tuple[str, str]] = {}
     paths: dict[str, str] = {}
-    types: dict[str, str] = {}
-    ids: dict[Any, str] = {}
-    tails: dict[Any, str] = {}
+    states: dict[int, tuple[Any, ...]] = {}
     lines: list[str] = []
     append = lines.append
+    op = ident = None
+    head = operation_id = ""
     for f in fields:
-        op = f.operation
-        head = heads.get(id(op))
-        if head is None:
-            head = heads[id(op)] = redact(f'{{"method": {encode(op.method)}, "path": {encode(op.path)}, '
-                                      f'"status": {encode(op.status)}, "field": ')
+        if f.operation is not op or f.operation_id is not ident:  # the fields of an operation come together
+            op, ident = f.operation, f.operation_id
+            pieces = operations.get((op, ident))
+            if pieces is None:
+                pieces = operations[(op, ident)] = (
+                    redact(f'{{"method": {encode(op.method)}, "path": {encode(op.path)}, '
+                           f'"status": {encode(op.status)}, "field": '),
+                    redact(f', "operation_id": {encode(ident)}'))
+            head, operation_id = pieces
         path = paths.get(f.field)
         if path is None:
             path = paths[f.field] = redact(encode(f.field))
-        kind = types.get(f.type)
-        if kind is None:
-            kind = types[f.type] = redact(f', "type": {encode(f.type)}')
-        operation_id = ids.get(f.operation_id)
-        if operation_id is None:
-            operation_id = ids[f.operation_id] = redact(f', "operation_id": {encode(f.operation_id)}')
-        # the state a field shares with the other uses of its schema: facts, fingerprint, location, notes
-        state = (id(f.facts), f.fingerprint, id(f.location), f.notes)
-        tail = tails.get(state)
-        if tail is None:
-            facts = "".join(f", {encode(key)}: {encode(value)}" for key, value in f.facts.as_dict().items())
-            line = line_of(f.location)
-            source = f"{f.location.file}:{line}" if line else f.location.file
-            notes = f', "notes": {encode(list(f.notes))}' if f.notes else ""
-            tail = tails[state] = redact(
-                f'{facts}, "fingerprint": {encode(f.fingerprint)}, "source": {encode(source)}{notes}}}\n')
-        append(head + path + kind + operation_id + tail)
-    text = "".join(lines)
-    if redactor.secrets:
-        text = redactor.redact_literals(text)
-    redaction.write_redacted(sys.stdout, text)
+        # the state a field shares with the other uses of its schema: type, facts, fingerprint, location, notes
+        state = states.get(id(f.location))
+        if state is None or not (state[0] is f.facts and state[1] is f.fingerprint and state[2] is f.notes
+                                 and state[3] is f.type):
+            state = states[id(f.location)] = (f.facts, f.fingerprint, f.notes, f.type, *_state_pieces(
+                f, line_of, encode, redact))
+        append(head + path + state[4] + operation_id + state[5])
+    _write_lines(lines, redactor)
+
+
+def _state_pieces(f: ResponseField, line_of: Callable[[Any], int | None], encode: Callable[[Any], str],
+                  redact: Callable[[str], str]) -> tuple[str, str]:
+    """The redacted JSON of a field's type, and of its facts, fingerprint, source and notes (ending its line)."""
+    present = f.facts.as_dict()
+    facts = f", {encode(present)[1:-1]}" if present else ""  # `, "key": value` for each
+    line = line_of(f.location)
+    source = f"{f.location.file}:{line}" if line else f.location.file
+    notes = f', "notes": {encode(list(f.notes))}' if f.notes else ""
+    return redact(f', "type": {encode(f.type)}'), redact(
+        f'{facts}, "fingerprint": {encode(f.fingerprint)}, "source": {encode(source)}{notes}}}\n')
+
+
+LINES_PER_WRITE = 1000
+"""About 400 KB of `fields --json`: each write's text stays in the processor's cache while it is made log-safe."""
+
+
+def _write_lines(lines: list[str], redactor: redaction.Redactor) -> None:
+    """`lines` (each ending with its line break) on standard output, their secrets replaced, a chunk at a time.
+
+    Chunks end with a line break, which no replacement crosses: the log's (`log_safe` escapes characters,
+    breaks `##[` and the `::` starting a line) and a secret's, unless one holds a line break: then the
+    text goes in one piece.
+    """
+    secrets = redactor.secrets
+    step = (len(lines) or 1) if any("\n" in secret for secret in secrets) else LINES_PER_WRITE
+    for start in range(0, len(lines), step):
+        text = "".join(lines[start:start + step])
+        if secrets:
+            text = redactor.redact_literals(text)
+        redaction.write_redacted(sys.stdout, text)
 
 
 def run_spec_diff(args: argparse.Namespace) -> int:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from itertools import accumulate, repeat
+from collections.abc import Callable
+from itertools import accumulate, compress, count, repeat
 from typing import Any
 
 from satori_ci.spec.errors import SpecError, SpecErrorKind
@@ -81,18 +82,10 @@ def decode_text(data: bytes, name: str) -> str:
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
-def load_json(text: str, name: str, refs: list[Any] | None = None) -> Any:
-    """Parse a JSON document; errors name the file and line. `refs` receives every `$ref` value."""
-    hook = _no_duplicates
-    if refs is not None:
-        add = refs.append
-
-        def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            result = _no_duplicates(pairs)
-            if "$ref" in result:
-                add(result["$ref"])
-            return result
-
+def load_json(text: str, name: str, refs: list[Any] | None = None, closings: dict[int, int] | None = None) -> Any:
+    """Parse a JSON document; errors name the file and line. `refs` receives every `$ref` value, `closings`
+    the id of every object -> the keys of the objects closed by its end, its own included (for `JsonKeyLines`)."""
+    hook = _no_duplicates if refs is None and closings is None else _recording(refs, closings)
     try:
         value = json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
@@ -109,9 +102,34 @@ def load_json(text: str, name: str, refs: list[Any] | None = None) -> Any:
     return value
 
 
+def _recording(refs: list[Any] | None, closings: dict[int, int] | None) -> Callable[[list[tuple[str, Any]]], Any]:
+    """The decoder's hook for `load_json`: it calls it as each object closes, so a running count of their keys is
+    each one's closing count."""
+    add = refs.append if refs is not None else None
+    keys = 0
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal keys
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            _no_duplicates(pairs)  # raises, naming the first key written twice
+        if add is not None and "$ref" in result:
+            add(result["$ref"])
+        if closings is not None:
+            keys += len(result)
+            closings[id(result)] = keys
+        return result
+
+    return hook
+
+
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
 _STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 _KEY_MARK = re.compile(r'"(?=\s*+:)')
+_LINE_BREAK = re.compile(r'\n *+[ \t\r]*+(?:(")[^"\\]*+(?:\\.[^"\\]*+)*+"(?=[ \t\r\n]*+:))?')
+"""A line break, and the `"` of the key that starts the next line if one does: past a line break the text is
+outside any string (a JSON string holds none), so a string there that a `:` follows is a key. (Spaces are
+skipped first, one character class fewer to test for each: the indentation is most of what the pass reads.)"""
 
 
 class JsonKeyLines:
@@ -119,35 +137,41 @@ class JsonKeyLines:
 
     A JSON text writes its object keys in the order of a pre-order walk of the value it parses to
     (duplicate keys are refused, so each key of the text is one key of the value): the n-th key of
-    the text is the n-th key of the walk. The text is scanned once, by two C-speed regex passes:
-    every string literal shrunk to one `"` (a JSON string holds no raw newline, so lines stay put),
-    then split before each key; a key's line is the count of newlines before it. A key is numbered
-    from the key counts of the subtrees before it, counted once (the value must be as parsed: the
-    spec stage never changes a document). GitHub's spec (13 MB, 217,000 keys) takes about 0.15 s,
-    where scanning its tokens one by one in Python took 1.5 s.
+    the text is the n-th key of the walk. Which one a key is, is counted from the objects' closing
+    counts (`load_json`'s `closings`): the keys before it are those of the objects closed before it
+    (the closing count of the last one) and those of the objects still open there, before it; so a
+    key is found without counting the keys of the subtrees it follows. The keys' lines come from one
+    C-speed regex pass over the text's line breaks when every key starts a line (pretty-printed JSON),
+    else from two over the whole text: every string literal shrunk to one `"` (a JSON string holds no
+    raw newline, so lines stay put), then split before each key; a key's line is the count of newlines
+    before it. The value must be as parsed: the spec stage never changes a document. GitHub's spec
+    (13 MB, 217,000 keys, the lines of 6,000 asked for) takes about 0.1 s.
     """
 
-    def __init__(self, text: str, value: Any) -> None:
+    def __init__(self, text: str, value: Any, closings: dict[int, int] | None = None) -> None:
         self._text: str | None = text
         self._value = value
+        self._closings = key_closings(value) if closings is None else closings
         self._newlines: array[int] | None = None
-        self._sizes: dict[int, int] = {}
-        self._by_key: dict[int, dict[str, int]] = {}
+        self._by_key: dict[int, dict[str, tuple[int, int]]] = {}
         self._by_index: dict[int, list[int]] = {}
 
     def line(self, tokens: list[str]) -> int:
         """The line of the deepest key on the path `tokens` (unescaped pointer tokens) that exists; 1 if none."""
-        node, base, line = self._value, 0, 1
+        node, line = self._value, 1
+        closed = opened = 0  # keys of the objects closed before `node`; of those open there, before it
         for token in tokens:
             if isinstance(node, dict):
-                if token not in node:
+                found = self._keys(node, closed).get(token)
+                if found is None:
                     break
-                ordinal = base + self._key_offsets(node)[token]
-                line = self._line_of_key(ordinal)
-                node, base = node[token], ordinal + 1
+                index, closed = found
+                line = self._line_of_key(closed + opened + index)
+                opened += index + 1
+                node = node[token]
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
                 index = int(token)
-                base += self._item_offsets(node)[index]
+                closed = self._items(node, closed)[index]
                 node = node[index]
             else:
                 break
@@ -156,72 +180,84 @@ class JsonKeyLines:
     def _line_of_key(self, ordinal: int) -> int:
         newlines = self._newlines
         if newlines is None:
-            skeleton = _STRING.sub('"', self._text or "")
-            pieces = _KEY_MARK.split(skeleton)
-            newlines = self._newlines = array("l", accumulate(map(str.count, pieces, repeat("\n"))))
+            keys = _last_closing(self._value, self._closings, 0)
+            newlines = self._newlines = _newlines_before_keys(self._text or "", keys)
             self._text = None
         return newlines[ordinal] + 1 if ordinal < len(newlines) else 1
 
-    def _key_offsets(self, node: dict[str, Any]) -> dict[str, int]:
-        """Each key's number in the walk, counted from the mapping's first key."""
+    def _keys(self, node: dict[str, Any], closed: int) -> dict[str, tuple[int, int]]:
+        """Each key's place in the mapping, and the closing count of the last object closed before it."""
         known = self._by_key.get(id(node))
         if known is None:
-            size, running, known = self._size, 0, {}
-            for key, child in node.items():
-                known[key] = running
-                running += 1 + (size(child) if isinstance(child, dict | list) else 0)
+            closings, known = self._closings, {}
+            for index, (key, child) in enumerate(node.items()):
+                known[key] = (index, closed)
+                if isinstance(child, dict | list):
+                    closed = _last_closing(child, closings, closed)
             self._by_key[id(node)] = known
         return known
 
-    def _item_offsets(self, node: list[Any]) -> list[int]:
-        """How many keys come before each item's first key, counted from the list's start."""
+    def _items(self, node: list[Any], closed: int) -> list[int]:
+        """For each item, the closing count of the last object closed before it."""
         known = self._by_index.get(id(node))
         if known is None:
-            size, running, known = self._size, 0, []
+            closings, known = self._closings, []
             for child in node:
-                known.append(running)
-                running += size(child) if isinstance(child, dict | list) else 0
+                known.append(closed)
+                if isinstance(child, dict | list):
+                    closed = _last_closing(child, closings, closed)
             self._by_index[id(node)] = known
         return known
 
-    def _size(self, node: dict[str, Any] | list[Any]) -> int:
-        """How many keys the subtree at `node` holds (memoized for every mapping and list in it)."""
-        known = self._sizes.get(id(node))
-        if known is not None:
-            return known
-        try:
-            return _count_keys(node, self._sizes)
-        except RecursionError:  # nested about as deeply as the JSON decoder allows
-            return _count_keys_iteratively(node, self._sizes)
 
-
-def _count_keys(node: dict[str, Any] | list[Any], sizes: dict[int, int]) -> int:
-    total = 0
-    if type(node) is dict:
-        total = len(node)
-        values: Any = node.values()
-    else:
-        values = node
-    for child in values:
-        kind = type(child)
-        if kind is dict or kind is list:
-            total += _count_keys(child, sizes)
-    sizes[id(node)] = total
-    return total
-
-
-def _count_keys_iteratively(node: dict[str, Any] | list[Any], sizes: dict[int, int]) -> int:
-    stack: list[tuple[Any, bool]] = [(node, False)]
+def _last_closing(value: Any, closings: dict[int, int], default: int) -> int:
+    """The closing count of the last object that closes inside `value` (itself included); `default` if none does."""
+    stack = [value]
     while stack:
-        current, done = stack.pop()
-        children = current.values() if isinstance(current, dict) else current
-        if done:
-            total = len(current) if isinstance(current, dict) else 0
-            sizes[id(current)] = total + sum(sizes[id(c)] for c in children if isinstance(c, dict | list))
-        elif id(current) not in sizes:
-            stack.append((current, True))
-            stack.extend((c, False) for c in children if isinstance(c, dict | list) and id(c) not in sizes)
-    return sizes[id(node)]
+        node = stack.pop()
+        if isinstance(node, dict):
+            return closings[id(node)]
+        if isinstance(node, list):
+            stack.extend(node)  # the last item is looked into first
+    return default
+
+
+def key_closings(value: Any) -> dict[int, int]:
+    """What `load_json` records in `closings` for the text `value` was parsed from: found by walking it."""
+    closings: dict[int, int] = {}
+    keys = 0
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, closing = stack.pop()
+        if closing:
+            keys += len(node)
+            closings[id(node)] = keys
+            continue
+        if isinstance(node, dict):
+            stack.append((node, True))
+            children = list(node.values())
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        stack.extend((child, False) for child in reversed(children) if isinstance(child, dict | list))
+    return closings
+
+
+def _newlines_before_keys(text: str, keys: int) -> array[int]:
+    """How many line breaks come before each of the `keys` keys of `text`, in text order.
+
+    Pretty-printed JSON (GitHub's spec) starts a line with every key: one pass over the line breaks finds them
+    all when there are as many as the value has keys. Otherwise every string literal is shrunk to one `"`,
+    and the text split before each `"` that a `:` follows.
+    """
+    marks = _LINE_BREAK.findall(text)  # per line break: `"` when a key starts the next line, else ""
+    starting_lines = array("l", compress(count(1), marks))
+    if len(starting_lines) == keys:
+        return starting_lines
+    del marks, starting_lines
+    pieces = _KEY_MARK.split(_STRING.sub('"', text))
+    return array("l", accumulate(map(str.count, pieces, repeat("\n"))))
 
 
 def _first_duplicate_line(text: str, key: str) -> int | None:

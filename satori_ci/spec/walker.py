@@ -62,8 +62,9 @@ api_title, location, fingerprint, notes): shared by every use of the subtree."""
 _Tree = tuple[int, int, tuple[tuple[str, "_SharedState | _Tree"], ...]]
 """The fields of a schema subtree, relative to it: (how many, their size, entries). The size is the
 characters of their paths relative to the subtree and of their facts. Each entry is a suffix to
-append to the path so far (`` for the subtree itself, `.name`, `[]`, `{}`) and either one field or
-the tree of a nested subtree. Memoized subtrees are shared, not copied, by the trees that use them."""
+append to the path so far (`` for the subtree itself, `.name`, `[]`, `{}`, or several of them for a
+nested subtree of one entry, entered as that entry) and either one field or the tree of a nested
+subtree. Memoized subtrees are shared, not copied, by the trees that use them."""
 
 _EMPTY: _Tree = (0, 0, ())
 _MemoKey = tuple[str, tuple[int, ...]]
@@ -93,6 +94,9 @@ class _FieldCollector:
         self.chars = 0
         """The size (`_Tree`) of the fields in `out`."""
         self.steps = 0
+        read = documents.bytes_read
+        self._caps = (FIELDS.cap(read), CHARACTERS.cap(read), STEPS.cap(read))
+        """The budgets' caps for the documents read when last computed: they only grow as more are read."""
         self._memo: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], _Tree]]]] = {}
         """memo key -> [(the targets met inside, {those that are ancestors: tree})]"""
         self._generation = documents.generation
@@ -107,17 +111,26 @@ class _FieldCollector:
 
     def _check(self, count: int, chars: int) -> None:
         """Refuse the spec when `count` fields of `chars` size, with those listed so far, pass a budget."""
-        if len(self.out) + count > (cap := FIELDS.cap(self.documents.bytes_read)):
+        caps = self._caps
+        if len(self.out) + count <= caps[0] and self.chars + chars <= caps[1]:
+            return
+        caps = self._current_caps()
+        if len(self.out) + count > (cap := caps[0]):
             raise self._too_large(f"expand past {cap:,} fields (refs nested too many times?)")
-        if self.chars + chars > (cap := CHARACTERS.cap(self.documents.bytes_read)):
+        if self.chars + chars > (cap := caps[1]):
             raise self._too_large(f"expand past {cap:,} characters of field paths and facts "
                                   "(long names or large enums/examples repeated by refs?)")
 
     def _spend(self, steps: int) -> None:
         self.steps += steps
-        if self.steps > (cap := STEPS.cap(self.documents.bytes_read)):
+        if self.steps > self._caps[2] and self.steps > (cap := self._current_caps()[2]):
             raise self._too_large(f"take past {cap:,} steps to expand "
                                   "(refs or allOf/oneOf/anyOf reused too many times?)")
+
+    def _current_caps(self) -> tuple[int, int, int]:
+        read = self.documents.bytes_read
+        self._caps = (FIELDS.cap(read), CHARACTERS.cap(read), STEPS.cap(read))
+        return self._caps
 
     def _too_large(self, what: str) -> SpecError:
         return SpecError(SpecErrorKind.TOO_LARGE, f"{self.documents.reader.display_entry}: response schemas {what}")
@@ -127,7 +140,7 @@ class _FieldCollector:
         if generation != self._generation:  # a document loaded since: more targets, memo void
             self._memo.clear()
             self._generation = generation
-        memo_key = (name, tuple(id(node) for node, _, _ in parts))
+        memo_key = (name, tuple([id(part[0]) for part in parts]))
         variants = self._memo.get(memo_key)
         self.steps += 1
         if variants is not None:
@@ -187,10 +200,12 @@ class _FieldCollector:
 
     def _add(self, entries: list[tuple[str, _SharedState | _Tree]], suffix: str, child: _Tree,
              size: tuple[int, int]) -> tuple[int, int]:
-        """Append `child` under `suffix` to `entries`; the size (fields, characters) so far, checked."""
+        """Append `child` under `suffix` to `entries`; the size (fields, characters) so far, checked. A child of
+        one entry (a lone field, mostly) is appended as that entry, under both suffixes: a call of `_emit`
+        fewer for each field (GitHub's spec: 7,000 calls instead of 84,000)."""
         if not child[0]:
             return size
-        entries.append((suffix, child))
+        entries.append((suffix + child[2][0][0], child[2][0][1]) if len(child[2]) == 1 else (suffix, child))
         count, chars = size[0] + child[0], size[1] + child[1] + len(suffix) * child[0]
         self._check(count, chars)
         return count, chars

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from satori_ci.spec.json_loader import JsonKeyLines, load_json
+from satori_ci.spec.json_loader import _LINE_BREAK, JsonKeyLines, key_closings, load_json
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
 
@@ -56,14 +56,17 @@ def _random_value(rng: random.Random, depth: int) -> Any:
     return {k: _random_value(rng, depth + 1) for k in rng.sample(keys, rng.randint(0, 5))}
 
 
-def _reformat(text: str, rng: random.Random) -> str:
-    """The same JSON with random (valid) whitespace around every structural token outside strings."""
+def _reformat(text: str, rng: random.Random, key_per_line: bool = False) -> str:
+    """The same JSON with random (valid) whitespace around every structural token outside strings (with
+    `key_per_line`, a line break after each `{` and `,`: every key starts a line)."""
     out: list[str] = []
     pos = 0
     for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]', text):
         out.append(text[pos:match.start()])
         tok = match.group()
         pad = rng.choice(["", " ", "\n", "\n  ", "\t", "\r\n", " \n "])
+        if key_per_line and tok in "{,":
+            pad = rng.choice(["\n", "\r\n", "\n\t ", " \n\n "])
         out.append(tok + pad)
         pos = match.end()
     out.append(text[pos:])
@@ -74,7 +77,8 @@ def _reformat(text: str, rng: random.Random) -> str:
 def test_key_lines_match_a_token_scan(seed: int) -> None:
     rng = random.Random(seed)
     value = {"root": _random_value(rng, 0), "list": [_random_value(rng, 1) for _ in range(3)]}
-    text = _reformat(json.dumps(value, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1, 2])), rng)
+    text = json.dumps(value, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1, 2]))
+    text = _reformat(text, rng, key_per_line=seed % 2 == 1)
     parsed = load_json(text, "t.json")
     lines = JsonKeyLines(text, parsed)
     expected = _reference(text)
@@ -95,16 +99,30 @@ def test_list_items_take_the_line_of_the_key_above() -> None:
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_key_counts_agree_when_nesting_is_too_deep_to_recurse(seed: int) -> None:
-    from satori_ci.spec.json_loader import _count_keys, _count_keys_iteratively
+def test_closing_counts_found_by_a_walk_are_those_the_parse_records(seed: int) -> None:
+    text = json.dumps(_random_value(random.Random(seed), 0))
+    recorded: dict[int, int] = {}
+    value = load_json(text, "t.json", closings=recorded)
+    assert key_closings(value) == recorded
+    assert JsonKeyLines(text, value).line(["b/c"]) == JsonKeyLines(text, value, recorded).line(["b/c"])
 
-    value = _random_value(random.Random(seed), 0)
-    if not isinstance(value, dict | list):
-        value = [value]
-    by_recursion: dict[int, int] = {}
-    by_stack: dict[int, int] = {}
-    assert _count_keys(value, by_recursion) == _count_keys_iteratively(value, by_stack)
-    assert by_recursion == by_stack
+
+@pytest.mark.parametrize("indent", [1, 2, "\t"])
+def test_pretty_printed_keys_found_by_their_line_breaks_match_the_token_scan(indent: int | str) -> None:
+    rng = random.Random(7)
+    value = {"root": _random_value(rng, 0), "list": [_random_value(rng, 1) for _ in range(20)], "": {"": [{}]}}
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    closings: dict[int, int] = {}
+    lines = JsonKeyLines(text, load_json(text, "t.json", closings=closings), closings)
+    assert _LINE_BREAK.findall(text).count('"') == max(closings.values())  # every key starts a line: the quick pass
+    for path, line in _reference(text).items():
+        assert lines.line(list(path)) == line, path
+
+
+def test_a_key_not_starting_its_line_sends_every_key_to_the_full_scan() -> None:
+    text = '{\n "a": {"b": 1},\n "c": [\n  "d\\": x",\n  {"e": 2}\n ],\n "f": 3\n}\n'
+    lines = JsonKeyLines(text, load_json(text, "t.json"))
+    assert [lines.line(p) for p in (["a"], ["a", "b"], ["c"], ["c", "1", "e"], ["f"])] == [2, 2, 3, 5, 7]
 
 
 def test_lines_of_a_document_nested_past_the_recursion_limit() -> None:
