@@ -126,39 +126,37 @@ _SEQUENCES: tuple[Any, ...] = tuple(t for t in (SequenceNode, getattr(_libyaml_n
 _MAPPINGS: tuple[Any, ...] = tuple(t for t in (MappingNode, getattr(_libyaml_nodes, "MappingNode", None))
                                     if t is not None)
 
+class _PlainMarks:
+    """A C composer's resolver that only marks plain scalars (`scalar` is the composer's scalar node class)."""
+
+    scalar: Any = None
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is self.scalar:
+            return PLAIN if implicit[0] else QUOTED
+        return "satori:collection"
+
+    def descend_resolver(self, *args: Any) -> None:
+        return None
+
+    def ascend_resolver(self, *args: Any) -> None:
+        return None
+
+
 if _LibyamlParser is not None:
-    _LIBYAML_SCALAR = _libyaml_nodes.ScalarNode
 
-    class _LibyamlComposer(_LibyamlParser):  # type: ignore[misc]
-        """PyYAML's C composer with a resolver that only marks plain scalars."""
+    class _LibyamlComposer(_PlainMarks, _LibyamlParser):  # type: ignore[misc]
+        """PyYAML's C composer (libyaml 0.2)."""
 
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-            if kind is _LIBYAML_SCALAR:
-                return PLAIN if implicit[0] else QUOTED
-            return "satori:collection"
-
-        def descend_resolver(self, *args: Any) -> None:
-            return None
-
-        def ascend_resolver(self, *args: Any) -> None:
-            return None
+        scalar = _libyaml_nodes.ScalarNode
 
 
 if _CParser is not None:
 
-    class _FastParser(_CParser):  # type: ignore[misc]
-        """ruamel's C composer with a resolver that only marks plain scalars."""
+    class _FastParser(_PlainMarks, _CParser):  # type: ignore[misc]
+        """ruamel's C composer (libyaml 0.1)."""
 
-        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-            if kind is _CScalarNode:
-                return PLAIN if implicit[0] else QUOTED
-            return "satori:collection"
-
-        def descend_resolver(self, *args: Any) -> None:
-            return None
-
-        def ascend_resolver(self, *args: Any) -> None:
-            return None
+        scalar = _CScalarNode
 
 
 def shallow_enough(data: bytes, limit: int = MAX_DEPTH) -> bool:
