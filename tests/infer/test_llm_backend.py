@@ -341,8 +341,12 @@ def test_ctrl_c_while_waiting_keeps_every_answer_received(
 
     fake_openai.responder = answer
     fields = [make_field(f"f{i}") for i in range(6)]
-    with pytest.raises(InferenceInterrupted) as caught:
-        LLMBackend(config(fake_openai, concurrency=1), fallback).infer(fields)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as the CLI has it, even if inherited ignored
+    try:
+        with pytest.raises(InferenceInterrupted) as caught:
+            LLMBackend(config(fake_openai, concurrency=1), fallback).infer(fields)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert [r.field.field for r in caught.value.partial.results] == ["f0", "f1", "f2"]
     assert len(fake_openai.requests) == 4
 
