@@ -94,8 +94,7 @@ class _FieldCollector:
         self.chars = 0
         """The size (`_Tree`) of the fields in `out`."""
         self.steps = 0
-        read = documents.bytes_read
-        self._caps = (FIELDS.cap(read), CHARACTERS.cap(read), STEPS.cap(read))
+        self._caps = self._current_caps()
         """The budgets' caps for the documents read when last computed: they only grow as more are read."""
         self._memo: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], _Tree]]]] = {}
         """memo key -> [(the targets met inside, {those that are ancestors: tree})]"""
