@@ -3,11 +3,13 @@ retries whole operations) and the login whose comments are ours."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Self
+from urllib.parse import urlsplit
 
 import requests
 from github import Auth, Github, GithubException, RateLimitExceededException
@@ -22,10 +24,22 @@ USER_AGENT = "satori-ci"
 def github_client(api_url: str, token: str, *, per_page: int, timeout: int,
                   seconds_between_requests: float | None, seconds_between_writes: float | None) -> Github:
     """A lazy client (`get_repo`, `get_issue`, `get_pull` build objects from URLs without a request), PyGithub's
-    own retries off (`retry=None`: a POST answered 502 may have posted, so the caller retries whole operations)."""
+    own retries off (`retry=None`: a POST answered 502 may have posted, so the caller retries whole operations).
+    The pacing is off for an API on this machine (`is_loopback`): no secondary rate limit to keep under."""
+    if is_loopback(api_url):
+        seconds_between_requests = seconds_between_writes = None
     return Github(base_url=api_url.rstrip("/"), auth=Auth.Token(token) if token else None, retry=None,
                   per_page=per_page, timeout=timeout, user_agent=USER_AGENT, lazy=True,
                   seconds_between_requests=seconds_between_requests, seconds_between_writes=seconds_between_writes)
+
+
+def is_loopback(api_url: str) -> bool:
+    """Whether the API is served on this machine (`localhost`, 127.0.0.0/8, ::1): a local mirror or test server."""
+    try:
+        host = urlsplit(api_url).hostname or ""
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class OwnLogin:
@@ -74,7 +88,7 @@ class PullRequestSession:
     """A client for one pull request's comments, with the retry policy its operations run under (a context
     manager: closing it closes the client). `api_url` is `GITHUB_API_URL` (`https://api.github.com`,
     `https://HOST/api/v3` on GHES); `seconds_between_*` are PyGithub's own pacing (its defaults, GitHub's advice for
-    writes; tests pass None); `bot_login` is whose comments are ours when `GET /user` is refused."""
+    writes; none for an API on this machine); `bot_login` is whose comments are ours when `GET /user` is refused."""
 
     def __init__(self, api_url: str, token: str, repo: str, pr_number: int, *, retries: int = 3,
                  backoff: float = 1.0, max_wait: float = 20.0, sleep: Callable[[float], None] = time.sleep,

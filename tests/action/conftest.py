@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from satori_ci.demo import Canned, DemoBookshop, StagingServer, example_specs
+from tests import in_process
 from tests.servers.github_server import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,11 +64,14 @@ class PullRequest:
 
     def run(self, *, inputs: dict[str, str] | None = None, fork: bool = False, event: str = "pull_request",
             extra_env: dict[str, str] | None = None, argv: Sequence[str] | None = None) -> ActionRun:
-        """`python entrypoint.py` as the Docker image runs it (`argv`: the interpreter's arguments instead, e.g. a
-        `-c` wrapper that runs the entry point)."""
+        """The action's entry point as the Docker image runs it, in this process (`in_process.action`); given `argv`,
+        a real `python ARGV` process instead (e.g. `entrypoint.py` itself, or a `-c` wrapper that runs it)."""
         env = self.action_env(inputs=inputs, fork=fork, event=event, extra_env=extra_env)
-        proc = subprocess.run([sys.executable, *(argv or [str(ROOT / "entrypoint.py")])], cwd=self.repo, env=env,
-                              capture_output=True, text=True, timeout=300, check=False)
+        if argv is None:
+            proc: in_process.Done | subprocess.CompletedProcess[str] = in_process.action(self.repo, env)
+        else:
+            proc = subprocess.run([sys.executable, *argv], cwd=self.repo, env=env, capture_output=True, text=True,
+                                  timeout=300, check=False)
         return ActionRun(proc.returncode, proc.stdout, proc.stderr,
                          _read_outputs((self.tmp / "outputs.txt").read_text()), (self.tmp / "summary.md").read_text())
 
@@ -149,8 +153,8 @@ def make_pull_request(tmp_path: Path, github: FakeGitHub, base_files: dict[str, 
     git(repo, "config", "user.name", "ci")
     shutil.copy(v1, repo / SPEC)
     _write(repo, base_files)
-    subprocess.run([sys.executable, "-m", "satori_ci", "infer", SPEC, "--quiet"], cwd=repo, check=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    inferred = in_process.satori(repo, "infer", SPEC, "--quiet")
+    assert inferred.returncode == 0, inferred.stderr
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "v1")
     base = git(repo, "rev-parse", "HEAD")

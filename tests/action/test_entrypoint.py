@@ -1,16 +1,17 @@
-"""The action end to end, as the Docker image runs it: `entrypoint.py` with `INPUT_*` set."""
+"""The action end to end, as the Docker image runs it: `entrypoint.py` with `INPUT_*` set (the first run of the
+first test as a real process, the others in this one: `PullRequest.run`)."""
 
 from __future__ import annotations
 
 from satori_ci.demo import StagingServer
-from tests.action.conftest import PR, SPEC, PullRequest
+from tests.action.conftest import PR, ROOT, SPEC, PullRequest
 from tests.servers.github_server import CREATE, primary_rate_limit, server_error
 from tests.servers.github_server import forbidden as github_forbidden
 
 
 def test_comment_created_then_updated_then_resolved(pull_request: PullRequest, staging: StagingServer) -> None:
     inputs = {"staging-url": staging.base_url, "runner": "native"}
-    first = pull_request.run(inputs=inputs)
+    first = pull_request.run(inputs=inputs, argv=[str(ROOT / "entrypoint.py")])
     assert first.code == 1, first.stderr + first.stdout
     (comment,) = pull_request.github.comments_on(PR)
     assert comment.body.startswith("<!-- satori-ci:spec=api/openapi.yaml -->")

@@ -326,7 +326,7 @@ def test_the_process_still_exits_70_with_a_summary_when_the_check_crashes_in_a_s
         env_file.write_text("import satori_ci.check.spec_check as p\n"
                             "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
                             "p.check_spec = boom\n")
-        run = pr.run(extra_env={"PYTHONPATH": f"{pr.tmp}{os.pathsep}{ROOT}"})
+        run = pr.run(extra_env={"PYTHONPATH": f"{pr.tmp}{os.pathsep}{ROOT}"}, argv=[str(ROOT / "entrypoint.py")])
     assert run.code == 70, run.stdout + run.stderr
     assert "Traceback" not in run.stderr and "::error title=satori-ci::internal error" in run.stdout
     assert "the check could not run" in run.summary

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from satori_ci.demo import StagingServer, example_specs
-from tests.action.conftest import PR, SPEC, ActionRun, PullRequest, git, make_pull_request
+from tests.action.conftest import PR, ROOT, SPEC, ActionRun, PullRequest, git, make_pull_request
 from tests.forged_reports import forge
 from tests.servers.github_server import FakeGitHub
 
@@ -202,7 +202,7 @@ def test_an_oversized_report_is_refused_before_it_is_read(pull_request: PullRequ
     run = subprocess.run
     with pytest.MonkeyPatch.context() as patch:  # only the action's process runs under the limit
         patch.setattr(subprocess, "run", limited)
-        merged = pull_request.run(inputs={"merge": REPORTS})
+        merged = pull_request.run(inputs={"merge": REPORTS}, argv=[str(ROOT / "entrypoint.py")])
     assert merged.code == 2, merged.stdout + merged.stderr
     line = _one_error(merged)
     assert "shard-1-of-1.json" in line and "MiB" in line and "MemoryError" not in merged.stdout

@@ -1,14 +1,16 @@
 """No text of a pull request or of a staging response becomes a GitHub workflow command in the job log (issue 18).
 
-Every subcommand runs as a process (as in a workflow step) on a spec whose field names, enum values and
-descriptions are workflow commands, and against a staging server whose values are commands too. What it
-prints is read as the Actions runner reads a step's output: a line whose start (after whitespace) is `::`, or
-that holds `##[` anywhere, is a command. The checker splits lines at every Unicode line break and strips every
-Unicode space, so it is stricter than the runner (which splits at CR and LF and trims .NET's white space).
+Every subcommand runs (in the test's process, with the environment of a workflow step) on a spec whose field
+names, enum values and descriptions are workflow commands, and against a staging server whose values are commands
+too. What it prints, byte for byte (no newline translated), is read as the Actions runner reads a step's output:
+a line whose start (after whitespace) is `::`, or that holds `##[` anywhere, is a command. The checker splits
+lines at every Unicode line break and strips every Unicode space, so it is stricter than the runner (which splits
+at CR and LF and trims .NET's white space).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -17,10 +19,12 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from satori_ci.demo import Canned, StagingServer
+from tests import in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "pwned"
@@ -124,10 +128,41 @@ def workspace(tmp_path_factory: pytest.TempPathFactory, staging: StagingServer) 
     return Workspace(root, staging.base_url)
 
 
-def cli(cwd: Path, *args: str, timeout: float = 120) -> tuple[int, str, str]:
-    """`satori-ci ARGS` as a process, its output as bytes decoded (nothing translated); `timeout`: a failure."""
+def _step_env() -> dict[str, str]:
+    """The environment of a workflow step, without the tests' own GitHub, Satori and OpenAI variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SATORI_", "OPENAI_"))}
-    env.update({"PYTHONPATH": str(ROOT), "GITHUB_ACTIONS": "true"})
+    return {**env, "GITHUB_ACTIONS": "true"}
+
+
+def cli(cwd: Path, *args: str) -> tuple[int, str, str]:
+    """`satori-ci ARGS`, its output as the bytes it wrote decoded (nothing translated: a CR stays a CR).
+
+    `sys.stdout` and `sys.stderr` are the streams a process on a pipe has (UTF-8; strict on standard output,
+    backslashreplace on standard error), over bytes: `in_process` would read CR as a line break. Nothing may
+    reach file descriptors 1 and 2 around them."""
+    from satori_ci.cli import main
+
+    raw = [io.BytesIO(), io.BytesIO()]
+    out, err = (io.TextIOWrapper(b, encoding="utf-8", errors=e, newline="") for b, e in
+                zip(raw, ("strict", "backslashreplace"), strict=True))
+
+    def entry() -> int:
+        with mock.patch.object(sys, "stdout", out), mock.patch.object(sys, "stderr", err):
+            try:
+                return main(list(args))
+            finally:
+                out.flush()
+                err.flush()
+
+    done = in_process.call(entry, cwd, _step_env())
+    assert (done.stdout, done.stderr) == ("", ""), "written around sys.stdout and sys.stderr"
+    return (done.returncode, raw[0].getvalue().decode("utf-8", "surrogateescape"),
+            raw[1].getvalue().decode("utf-8", "surrogateescape"))
+
+
+def cli_process(cwd: Path, *args: str, timeout: float) -> tuple[int, str, str]:
+    """`cli` as a process (`python -m satori_ci`) killed after `timeout` seconds: a failure."""
+    env = {**_step_env(), "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "satori_ci", *args], cwd=cwd, env=env, capture_output=True,
                           timeout=timeout, check=False)
     return (proc.returncode, proc.stdout.decode("utf-8", "surrogateescape"),
@@ -211,13 +246,13 @@ def test_json_output_keeps_the_hostile_strings_exactly(workspace: Workspace) -> 
                                      ["spec-diff", "base.json", "long.json"]])
 def test_a_240k_character_name_is_listed_in_bounded_time(workspace: Workspace, command: list[str]) -> None:
     """A dotted name and a URL-like description of 240k characters each: the redactor read a scheme-like run
-    from each of its positions (minutes); now once. `cli`'s hard timeout is the bound."""
+    from each of its positions (minutes); now once. A process, killed after 30 s: its hard timeout is the bound."""
     name = "a." * 120_000 + "//x"
     spec = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/x": {"get": {"responses": {
         "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object", "properties": {
             name: {"type": "string", "description": "see http://" + "b." * 120_000}}}}}}}}}}}
     (workspace.root / "long.json").write_text(json.dumps(spec), encoding="utf-8")
-    code, out, err = cli(workspace.root, *command, timeout=30)
+    code, out, err = cli_process(workspace.root, *command, timeout=30)
     assert code == 0, err
     assert "GET" in out and "/x" in out
 

@@ -1,12 +1,10 @@
-"""`--junit FILE` and `--sarif FILE` of `check`, `run`, `verify` and `merge`, through real processes against a
-local staging: valid under their schemas, SARIF results on the spec lines of the violated fields."""
+"""`--junit FILE` and `--sarif FILE` of `check`, `run`, `verify` and `merge`, as the command line runs them against
+a local staging: valid under their schemas, SARIF results on the spec lines of the violated fields."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,19 +13,16 @@ from typing import Any
 import pytest
 
 from satori_ci.demo import DemoBookshop, StagingServer, example_specs
+from tests import in_process
 from tests.report.ci_reports import valid_junit, valid_sarif
 
-ROOT = Path(__file__).resolve().parents[2]
 SPEC = "api/openapi.yaml"
 ORACLES = ".satori/api.openapi.oracles.yaml"
 
 
-def satori(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`satori-ci ARGS` as a process in `cwd`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SATORI_", "OPENAI_"))}
-    env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "satori_ci", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=180, check=False)
+def satori(cwd: Path, *args: str) -> in_process.Done:
+    """`satori-ci ARGS` in `cwd`."""
+    return in_process.satori(cwd, *args)
 
 
 def _git(repo: Path, *args: str) -> None:

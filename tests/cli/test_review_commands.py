@@ -1,4 +1,4 @@
-"""`satori-ci accept` and `satori-ci reject` as processes in a git repository: the oracle file changes only in the
+"""`satori-ci accept` and `satori-ci reject` run in a git repository: the oracle file changes only in the
 decided oracles' tokens (comments and hand formatting stay byte for byte), the selectors combine (OR within a
 flag, AND across flags), usage mistakes and bad files are one line and exit 2, a rejected suggestion is not
 made again by `verify`, and an edit that would not read back as intended writes nothing (exit 70)."""
@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import OBSERVED
+from tests import in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLES = Path(".satori/api.openapi.oracles.yaml")
@@ -92,12 +92,9 @@ def _git(repo: Path, *args: str) -> None:
 
 
 def satori(cwd: Path, *args: str) -> tuple[int, str, str]:
-    """`satori-ci ARGS` as a process in `cwd`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SATORI_", "OPENAI_"))}
-    env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run([sys.executable, "-m", "satori_ci", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
-    return proc.returncode, proc.stdout, proc.stderr
+    """`satori-ci ARGS` in `cwd`."""
+    done = in_process.satori(cwd, *args)
+    return done.returncode, done.stdout, done.stderr
 
 
 @pytest.fixture

@@ -46,8 +46,9 @@ def test_a_value_nested_100000_deep_is_written_and_cut_without_recursion() -> No
 
 
 def test_to_json_writes_what_json_dumps_writes() -> None:
-    for value in [None, True, 0, -3, "a\"\\\n\x01é😀", [], {}, [1, [2, {"a": [], "": None}]], {"k": {"l": [[]]}},
-                  ("t", 2)]:
+    values: list[object] = [None, True, 0, -3, "a\"\\\n\x01é😀", [], {}, [1, [2, {"a": [], "": None}]],
+                            {"k": {"l": [[]]}}, ("t", 2)]
+    for value in values:
         assert to_json(value) == json.dumps(value, ensure_ascii=False)
         assert truncate_json(value, 5) == (to_json(value) if len(to_json(value)) <= 5 else to_json(value)[:4] + "…")
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from satori_ci.demo import Canned, StagingServer
+from satori_ci.demo import Canned, Responder, StagingServer
 from satori_ci.observe.fields import observed_fields
 from satori_ci.observe.store import dump_store, load_store
 from satori_ci.oracles.check import MAX_DEPTH
@@ -34,7 +32,8 @@ from satori_ci.run.native import run_native
 from satori_ci.run.newman import run_newman
 from satori_ci.run.outcome import RunConfig
 from satori_ci.spec import Spec, load_spec
-from tests.run.conftest import ROOT, concurrently, newman_available
+from tests import in_process
+from tests.run.conftest import concurrently, newman_available
 
 
 def nested(depth: int, leaf: str = "true") -> str:
@@ -93,11 +92,15 @@ def write_oracles(spec: Spec, path: Path) -> Path:
     return path
 
 
+def _answer(text: str) -> Responder:
+    return lambda _r, _p: Canned(raw=text.encode("utf-8"))
+
+
 @pytest.fixture
 def hostile() -> Any:
     server = StagingServer()
     for path, text in BODIES.items():
-        server.route("GET", path, default=lambda _r, _p, text=text: Canned(raw=text.encode("utf-8")))
+        server.route("GET", path, default=_answer(text))
     with server:
         yield server
 
@@ -138,14 +141,16 @@ def test_both_runners_judge_hostile_bodies_alike(tmp_path: Path, hostile: Stagin
     assert dump_store(newman.observed) == dump_store(native.observed)
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+def _cli(*args: str, cwd: Path) -> in_process.Done:
+    """`satori-ci ARGS` in `cwd`: standard output is strict UTF-8 there, as `PYTHONIOENCODING=utf-8` makes a
+    process's (a lone surrogate written unescaped is an error, not the six characters `\\ud800` it must show).
+    Each request is bounded by the commands' own `--timeout` (30 s)."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     env.pop("SATORI_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "satori_ci", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, encoding="utf-8", errors="strict", timeout=180, check=False)
+    return in_process.satori(cwd, *args, env=env)
 
 
-def _no_crash(done: subprocess.CompletedProcess[str]) -> None:
+def _no_crash(done: in_process.Done) -> None:
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import os
 import time
 from pathlib import Path
 
 import pytest
 
 from satori_ci.spec import SpecError, SpecErrorKind, load_spec
+from tests import in_process
 from tests.spec.conftest import WriteSpec
 
 HEAD = 'openapi: 3.0.0\ninfo: {title: T, version: "1"}\n'
@@ -92,8 +92,7 @@ def test_exponential_refs_are_bounded(write: WriteSpec) -> None:
 def test_cli_exit_code_2_without_traceback(write: WriteSpec, case: str) -> None:
     name, text, _, needle = CASES[case]
     path = write(name, text)
-    proc = subprocess.run([sys.executable, "-m", "satori_ci", "fields", str(path)],
-                          capture_output=True, text=True, check=False)
+    proc = in_process.satori(os.getcwd(), "fields", str(path), env=os.environ)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1 and needle in proc.stderr

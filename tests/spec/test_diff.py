@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,7 @@ import pytest
 from satori_ci.spec import Spec, diff_fields, load_spec
 from satori_ci.spec.diff import DEEPDIFF_MAX_ITEMS, describe_changes
 from satori_ci.spec.model import FieldFacts, OperationKey, ResponseField, SourceLocation
+from tests import in_process
 from tests.spec.conftest import WriteSpec
 
 BASE = """
@@ -160,11 +161,9 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_git_revisions_as_inputs(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(repo)
-    proc = subprocess.run([sys.executable, "-m", "satori_ci", "spec-diff", "HEAD~1:api/openapi.yaml",
-                           "HEAD:api/openapi.yaml", "--json"], capture_output=True, text=True, check=False,
-                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+def test_git_revisions_as_inputs(repo: Path) -> None:
+    proc = in_process.satori(repo, "spec-diff", "HEAD~1:api/openapi.yaml", "HEAD:api/openapi.yaml", "--json",
+                             env=os.environ)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["counts"] == {"added": 0, "removed": 1, "changed": 3, "moved": 0, "unchanged": 0}

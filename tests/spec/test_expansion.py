@@ -10,6 +10,7 @@ address space that must end by itself well within the hard timeout.
 from __future__ import annotations
 
 import json
+import os
 import re
 import resource
 import subprocess
@@ -21,6 +22,7 @@ import pytest
 
 from satori_ci.spec import SpecError, SpecErrorKind, load_spec, walker
 
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = "#/components/schemas/"
 MEMORY_LIMIT = 1024**3
 HARD_TIMEOUT_S = 60
@@ -146,11 +148,16 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+def _env() -> dict[str, str]:
+    """This process's environment, `satori_ci` importable from this checkout whatever the directory."""
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
 def _satori(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """`satori-ci ARGS` in a process held to `MEMORY_LIMIT`, killed at the hard timeout (a failure)."""
     return subprocess.run([sys.executable, "-m", "satori_ci", *args], cwd=cwd, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, timeout=HARD_TIMEOUT_S, preexec_fn=_limit_memory,
-                          check=False)
+                          env=_env(), check=False)
 
 
 def _assert_refused(proc: subprocess.CompletedProcess[str], name: str) -> None:
@@ -189,7 +196,7 @@ def test_a_long_enum_changed_in_many_fields_is_diffed_in_linear_time(tmp_path: P
     (tmp_path / "head.json").write_text(_changed_enum(head), encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "satori_ci", "spec-diff", "--json", "base.json", "head.json"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=HARD_TIMEOUT_S,
-                          preexec_fn=_limit_memory, check=False)
+                          preexec_fn=_limit_memory, env=_env(), check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     changed = json.loads(proc.stdout)["changed"]
     assert len(changed) == 64

@@ -1,30 +1,29 @@
-"""`satori-ci infer --backend llm` (a real process) against a server answering 503 to every call and against one
-that accepts connections and never answers: it falls back to the rules quickly, with one warning naming the
-host, the exit code of a rules run, an oracle file byte-identical to `--backend rules`, and a summary counting
-the fields by the rules."""
+"""`satori-ci infer --backend llm` (the command line, run in the test's process) against a server answering 503 to
+every call and against one that accepts connections and never answers: it falls back to the rules quickly, with
+one warning naming the host, the exit code of a rules run, an oracle file byte-identical to `--backend rules`, and
+a summary counting the fields by the rules."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
+from tests import in_process
 from tests.servers.openai_server import BlackHoleServer, FakeOpenAIServer, server_error
 
-ROOT = Path(__file__).resolve().parents[3]
 KEY = "sk-cli-breaker-secret"
 BOUND_S = 60.0
 """The issue's bound for the whole fallback; the runs here take a few seconds."""
 OPERATIONS, FIELDS = 20, 20
 """420 fields: the old retries (4 attempts a field, backoff) would take minutes against a failing server."""
-_KINDS = [("id", {"type": "integer", "minimum": 1}), ("name", {"type": "string", "maxLength": 80}),
-          ("email", {"type": "string", "format": "email"}), ("created_at", {"type": "string", "format": "date-time"}),
-          ("status", {"type": "string", "enum": ["open", "closed"]}), ("price", {"type": "number", "minimum": 0}),
-          ("active", {"type": "boolean"}), ("tags", {"type": "array", "items": {"type": "string"}})]
+_KINDS: list[tuple[str, dict[str, object]]] = [
+    ("id", {"type": "integer", "minimum": 1}), ("name", {"type": "string", "maxLength": 80}),
+    ("email", {"type": "string", "format": "email"}), ("created_at", {"type": "string", "format": "date-time"}),
+    ("status", {"type": "string", "enum": ["open", "closed"]}), ("price", {"type": "number", "minimum": 0}),
+    ("active", {"type": "boolean"}), ("tags", {"type": "array", "items": {"type": "string"}})]
 
 
 def _spec(path: Path) -> Path:
@@ -42,17 +41,16 @@ def _spec(path: Path) -> Path:
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and "proxy" not in k.lower()}
-    return {**env, "PYTHONPATH": str(ROOT), "NO_PROXY": "127.0.0.1", "OPENAI_API_KEY": KEY}
+    return {**env, "NO_PROXY": "127.0.0.1", "OPENAI_API_KEY": KEY}
 
 
-def _infer(cwd: Path, out: str, *extra: str) -> tuple[subprocess.CompletedProcess[str], float]:
+def _infer(cwd: Path, out: str, *extra: str) -> tuple[in_process.Done, float]:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "satori_ci", "infer", "api.json", "--oracles", out, *extra],
-                          cwd=cwd, env=_env(), capture_output=True, text=True, timeout=BOUND_S * 3, check=False)
+    done = in_process.satori(cwd, "infer", "api.json", "--oracles", out, *extra, env=_env())
     return done, time.monotonic() - started
 
 
-def _assert_fell_back_like_rules(tmp_path: Path, llm: subprocess.CompletedProcess[str], cause: str,
+def _assert_fell_back_like_rules(tmp_path: Path, llm: in_process.Done, cause: str,
                                  port: int) -> None:
     rules, _ = _infer(tmp_path, "rules.yaml", "--backend", "rules")
     assert llm.returncode == rules.returncode == 0, llm.stderr
