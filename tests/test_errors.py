@@ -2,8 +2,11 @@
 code and exactly one line of error text, never a traceback.
 
 Each row makes one pull request (the bookshop's v1 on the base, v2 on the head) and runs `satori-ci check` on it
-and the action (`entrypoint.py`) on it, each a real process. A bug, and a run error whose kind is input, are
-injected by a `-c` wrapper that replaces one stage function before the entry point runs (test code only).
+and the action on it. The bug row runs both as real processes (`python -m satori_ci`, `entrypoint.py`): the
+process's own exit code and streams, nothing but one line; the other rows run both in the test's process
+(`tests.in_process`: the same exit code and file descriptors 1 and 2). The interrupts run real processes (signals).
+A bug, and a run error whose kind is input, are injected by replacing one stage function (test
+code only): a `-c` wrapper does it before the entry point runs in a process.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +35,8 @@ from satori_ci.errors import (
     classify,
 )
 from satori_ci.run.errors import RunError, RunErrorKind
+from satori_ci.run.outcome import RunConfig
+from tests import in_process
 from tests.action.conftest import ROOT, SPEC, PullRequest, make_pull_request
 from tests.run.stalling_server import StallingServer
 from tests.servers.github_server import FakeGitHub
@@ -75,6 +82,13 @@ ROWS = [
         raises="RuntimeError('boom')"),
 ]
 
+AS_PROCESSES = {"bug"}
+"""The rows run as real processes of both entry points; the others run in the test's process."""
+BACKOFF_S = 0.05
+"""The wait before a retry in the rows run in the test's process (the product's 1 s, then 2 s: 3 s of waiting per
+entry point for the unreachable staging, which neither `check` nor the action has an option for). The retries
+themselves, and the breaker that trips on them, are as they are."""
+
 VERDICT = re.compile(r"^[✖⚠] ")
 """The CLI's headline of a spec that failed, on stdout: a failure that is a report's verdict (not an exception)."""
 
@@ -85,17 +99,22 @@ def _closed_port_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
+def _broken(raises: str) -> str:
+    """Code defining `broken`, a stand-in for `spec_check.check_spec` that raises `raises`."""
+    return ("from satori_ci.run.errors import RunError, RunErrorKind\n"
+            f"def broken(*args, **kwargs):\n    raise {raises}\n")
+
+
 def _wrapper(raises: str | None, entry: str) -> list[str]:
     """The interpreter's arguments: `-c` code that (with `raises`) makes `spec_check.check_spec` raise it, then
     runs the entry point."""
-    inject = ("import satori_ci.check.spec_check as spec_check\n"
-              "from satori_ci.run.errors import RunError, RunErrorKind\n"
-              f"def broken(*args, **kwargs):\n    raise {raises}\n"
+    inject = ("import satori_ci.check.spec_check as spec_check\n" + _broken(raises) +
               "spec_check.check_spec = broken\n") if raises else ""
     return ["-c", f"import sys\n{inject}{entry}"]
 
 
-CLI_ENTRY = "from satori_ci.cli import main\nsys.exit(main(sys.argv[1:]))"
+CLI_ENTRY = "import runpy\nrunpy.run_module('satori_ci', run_name='__main__', alter_sys=True)"
+"""`python -m satori_ci ARGS`."""
 ACTION_ENTRY = f"import runpy\nrunpy.run_path({str(ROOT / 'entrypoint.py')!r}, run_name='__main__')"
 
 
@@ -105,6 +124,22 @@ def _cli(pr: PullRequest, args: list[str], raises: str | None, env: dict[str, st
     return subprocess.run([sys.executable, *_wrapper(raises, CLI_ENTRY), *args], cwd=pr.repo,
                           env={**base_env, "PYTHONPATH": str(ROOT), **env}, capture_output=True, text=True,
                           timeout=WAIT_S, check=False)
+
+
+def _in_this_process(monkeypatch: pytest.MonkeyPatch, raises: str | None) -> None:
+    """What the `-c` wrapper does, done here: `check_spec` raises `raises` wherever the entry points call it; and
+    the short `BACKOFF_S` between retries."""
+    from satori_ci.action import run as action_run
+    from satori_ci.check import spec_check
+    from satori_ci.cli import check_commands
+
+    monkeypatch.setattr(spec_check, "RunConfig", partial(RunConfig, backoff_s=BACKOFF_S))
+    if raises is None:
+        return
+    namespace: dict[str, Any] = {}
+    exec(_broken(raises), namespace)
+    for module in (spec_check, check_commands, action_run):
+        monkeypatch.setattr(module, "check_spec", namespace["broken"])
 
 
 def _check_args(pr: PullRequest, staging_url: str, *extra: str) -> list[str]:
@@ -118,13 +153,20 @@ def _annotations(stdout: str) -> list[str]:
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row.name for row in ROWS])
-def test_every_failure_has_one_exit_code_and_one_line_in_both_entry_points(tmp_path: Path, row: Row) -> None:
+def test_every_failure_has_one_exit_code_and_one_line_in_both_entry_points(tmp_path: Path, row: Row,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     url = _closed_port_url()
+    inputs = {"staging-url": url, "runner": "native", **row.inputs}
     with FakeGitHub(login=None) as github:
         pr = make_pull_request(tmp_path, github, row.base_files, row.head_files)
-        cli = _cli(pr, _check_args(pr, url, *row.cli_args), row.raises, row.env)
-        action = pr.run(inputs={"staging-url": url, "runner": "native", **row.inputs}, extra_env=row.env,
-                        argv=_wrapper(row.raises, ACTION_ENTRY))
+        args = _check_args(pr, url, *row.cli_args)
+        if row.name in AS_PROCESSES:
+            cli: subprocess.CompletedProcess[str] | in_process.Done = _cli(pr, args, row.raises, row.env)
+            action = pr.run(inputs=inputs, extra_env=row.env, argv=_wrapper(row.raises, ACTION_ENTRY))
+        else:
+            _in_this_process(monkeypatch, row.raises)
+            cli = in_process.satori(pr.repo, *args, env={**in_process.clean_env(), **row.env})
+            action = pr.run(inputs=inputs, extra_env=row.env)
     assert "Traceback" not in cli.stdout + cli.stderr + action.stdout + action.stderr
     assert (cli.returncode, action.code) == (row.code, row.code), (cli.stderr, action.stdout)
     if row.cli_stream == "stderr":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from satori_ci.cli import main
@@ -244,25 +244,62 @@ _FIELD_PATHS = st.one_of(st.just(""), st.lists(st.tuples(_NAMES, st.sampled_from
 """Field paths of the contract: any property names, escaped, with arrays and maps along the way."""
 
 
+_OPERATIONS = st.lists(st.tuples(_METHODS, st.one_of(_TEXT.map(lambda t: "/" + t), _TEXT, _LONG), _STATUSES),
+                       min_size=1, max_size=4, unique=True)
+_FIELDS = st.lists(_FIELD_PATHS, min_size=1, max_size=4, unique=True)
+_SOURCES = st.sampled_from(["declared", "rules", "manual"])
+_OPTIONAL_TEXT = st.none() | _TEXT.filter(bool)
+_NUMBERS = st.integers(-(10**308), 10**308) | st.floats(-1e308, 1e308)
+"""The strategies `_oracle_files` draws from, built once (not at every draw)."""
+
+
 @st.composite
 def _oracle_files(draw: st.DrawFn) -> OracleFile:
-    operations = draw(st.lists(st.tuples(_METHODS, st.one_of(_TEXT.map(lambda t: "/" + t), _TEXT, _LONG),
-                                         _STATUSES), min_size=1, max_size=4, unique=True))
     entries = []
-    for method, path, status in operations:
+    for method, path, status in draw(_OPERATIONS):
         operation = OperationKey(method, path, status)
-        fields = draw(st.lists(_FIELD_PATHS, min_size=1, max_size=4, unique=True))
-        for field in fields:
+        for field in draw(_FIELDS):
             oracles = (Oracle(operation, field, OracleKind.STRING_SPECIFIC_VALUES, (draw(_TEXT), field),
-                              draw(st.sampled_from(["declared", "rules", "manual"])), draw(_TEXT),
-                              draw(st.booleans()), review=draw(st.none() | _TEXT.filter(bool))),
-                       Oracle(operation, field, OracleKind.NUMBER_MIN_VALUE,
-                              draw(st.integers(-(10**308), 10**308) | st.floats(-1e308, 1e308)), "rules", ""))
-            entries.append(FieldEntry(operation, field, draw(_TEXT), oracles, draw(st.none() | _TEXT.filter(bool))))
+                              draw(_SOURCES), draw(_TEXT), draw(st.booleans()), review=draw(_OPTIONAL_TEXT)),
+                       Oracle(operation, field, OracleKind.NUMBER_MIN_VALUE, draw(_NUMBERS), "rules", ""))
+            entries.append(FieldEntry(operation, field, draw(_TEXT), oracles, draw(_OPTIONAL_TEXT)))
     return OracleFile(draw(_TEXT), tuple(entries))
 
 
-@settings(max_examples=300, deadline=None)
+def _file(spec: str, operations: list[tuple[str, str, str, list[str]]], number: float, review: str | None,
+          context: str | None) -> OracleFile:
+    """An oracle file of `_oracle_files`' shape: each field with a string_specific_values and a number_min_value."""
+    entries = []
+    for method, path, status, fields in operations:
+        operation = OperationKey(method, path, status)
+        for field in fields:
+            oracles = (Oracle(operation, field, OracleKind.STRING_SPECIFIC_VALUES, (field[-3:], field), "manual",
+                              field[:3], False, review=review),
+                       Oracle(operation, field, OracleKind.NUMBER_MIN_VALUE, number, "rules", ""))
+            entries.append(FieldEntry(operation, field, field[:2], oracles, context))
+    return OracleFile(spec, tuple(entries))
+
+
+_MIX = "a\u2028\x85é\U0001f600"
+"""`_LONG`'s characters: plain, the two YAML line breaks that are written as escapes, two and four UTF-8 bytes."""
+EDGE_FILES = (
+    # keys at the emitter's plain-key limit (1000 characters as written: quotes and escapes included) and past it,
+    # of each of `_LONG`'s characters, with array and map steps; the empty field; a `\U` escape (a tag character);
+    # the smallest integer; no review, no context
+    _file("", [("GET", "/" + _MIX * 199, "2XX", ["", "é" * 996 + "[]", "é" * 997 + "[]", "\x85" * 1100 + "{}",
+                                                "a" * 990 + "." + "\U0001f600" * 1000]),
+               ("DELETE", _MIX * 220, "2xx", [escape_name("a.b[]") + "[][]", "\U000e0041"])], -(10**308), None, None),
+    # short keys only (the fast reader's lines): separators, a BOM, a bidi override, quotes, an empty path; the
+    # largest float; a review and a context
+    _file("api/\u202e.yaml", [("PATCH", "x\u2028y: \"#", "201", [escape_name("\ufeff{}") + "{}", "é"]),
+                              ("TRACE", "", "204", ["x"])], 1e308, "needs review: x", "c\x85"),
+)
+"""Shapes the property tests always try (`@example`), whatever they draw."""
+
+
+@settings(max_examples=200, deadline=None)
+@example(EDGE_FILES[0])
+@example(EDGE_FILES[1])
 @given(_oracle_files())
 def test_any_unicode_path_and_field_name_round_trips_byte_for_byte(data: OracleFile) -> None:
     text = dump_oracle_file(data)

@@ -1,21 +1,23 @@
 """Newman and the native runner give the same results for the same responses.
 
-One Newman run and one native run over a collection that merges the inventory fixture API (responses
-generated with hypothesis: valid, faulty, null, null-like, wrong types, non-JSON, other statuses) and
-every labelled operation of ../shared/data (its real recorded responses, replayed in order, with its
-labels as oracles and its null-like set). Offline `verify` of the recorded lines must agree too, and both
-runners feed the observation store the same summaries.
+One Newman run and one native run, side by side against one staging server, over a collection that
+merges the inventory fixture API (responses generated with hypothesis: valid, faulty, null, null-like,
+wrong types, non-JSON, other statuses) and every labelled operation of ../shared/data (its real recorded
+responses, replayed in order, with its labels as oracles and its null-like set). Offline `verify` of the
+recorded lines must agree too, and both runners feed the observation store the same summaries.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pytest
 
-from satori_ci.demo import Canned, StagingServer
+from satori_ci.demo import Canned, Matcher, Received, StagingServer
 from satori_ci.observe.fields import observed_fields
 from satori_ci.observe.store import dump_store
 from satori_ci.plan.expand import build_requests
@@ -27,7 +29,7 @@ from satori_ci.run.outcome import RunConfig, body_text, findings_of, parse_json
 from satori_ci.run.verify import read_responses, verify_responses
 from satori_ci.spec import Spec, load_spec
 from tests.run import strategies as gen
-from tests.run.conftest import FIXTURES, newman_available, oracles_of
+from tests.run.conftest import FIXTURES, concurrently, newman_available, oracles_of
 from tests.run.shared_data import Folder, folders
 
 GENERATED = 50
@@ -45,23 +47,42 @@ class Differential:
     iterations: int
 
 
-def _omdb_route(folder: Folder) -> Any:
+def _omdb_route(folder: Folder) -> Matcher:
     """OMDb's two operations share `GET /`: a search has `s`, a lookup has not."""
     searching = "Search" in folder.name
     return lambda r: any(k == "s" for k, _ in r.query) == searching
 
 
+RUNNERS = ("newman", "native")
+
+
+def _runner_of(received: Received) -> str | None:
+    """Which runner sent a request: Newman's say `PostmanRuntime/...`, the native runner's `satori-ci`."""
+    agent = next((v for k, v in received.headers.items() if k.lower() == "user-agent"), "")
+    return "newman" if agent.startswith("PostmanRuntime/") else "native" if agent == "satori-ci" else None
+
+
+def _sent_by(runner: str, when: Matcher | None) -> Matcher:
+    return lambda r: _runner_of(r) == runner and (when is None or when(r))
+
+
+def _route_name(runner: str, name: str | None) -> str:
+    return f"{runner} {name}" if name else runner
+
+
 @pytest.fixture(scope="module")
 def differential() -> Any:
+    """Both runners at once against one staging server (the same base URL, so the same request URLs), each
+    answered from its own copy of the queues (told apart by the requests' User-Agent)."""
     newman_available()
     inventory = load_spec(str(FIXTURES / "inventory.yaml"))
     inventory_oracles = oracles_of(FIXTURES / "inventory.oracles.yaml")
     collections = [build_requests(inventory, inventory_oracles, null_like=gen.NULL_LIKE,
                                     observe=observed_fields(inventory.fields))]
-    server = StagingServer()
+    routes: list[tuple[str, str, Matcher | None, str | None]] = []
     queues: dict[tuple[str, str, str | None], list[Canned]] = {}
     for (method, path), strategy in gen.INVENTORY.items():
-        server.route(method, path)
+        routes.append((method, path, None, None))
         planted = list(gen.EVERY_KIND_BROKEN) if path == "/items" else []
         queues[(method, path, None)] = planted + gen.draw(strategy(), GENERATED - len(planted))
     data = folders()
@@ -71,22 +92,24 @@ def differential() -> Any:
                                             observe=observed_fields(spec.fields)))
         when = _omdb_route(folder) if folder.op_path == "/" else None
         name = folder.name if when else None
-        server.route(folder.method, folder.op_path, when=when, name=name)
+        routes.append((folder.method, folder.op_path, when, name))
         queues[(folder.method, folder.op_path, name)] = [Canned(json.loads(x)["body"]) for x in folder.lines]
     iterations = max(len(q) for q in queues.values())
     collection = collections[0].merged(collections[1:])
-
-    def prepare() -> None:
-        server.clear()
+    server = StagingServer()
+    for runner in RUNNERS:
+        for method, path, when, name in routes:
+            server.route(method, path, when=_sent_by(runner, when), name=_route_name(runner, name))
         for (method, path, name), queue in queues.items():
-            server.enqueue(method, path, queue, name=name)
-
+            server.enqueue(method, path, queue, name=_route_name(runner, name))
     with server:
         config = RunConfig(server.base_url, retries=0, iterations=iterations)
-        prepare()
-        by_newman = run_newman(collection, config)
-        prepare()
-        by_native = run_native(collection, config)
+        by_newman, by_native = concurrently([partial(run_newman, collection, config),
+                                             partial(run_native, collection, config)], workers=2)
+        # every request but the HEAD probe `run_newman` sends (natively) before Newman starts
+        sent = Counter(_runner_of(r) for r in server.received if r.method != "HEAD")
+        assert server.pending() == 0, "each runner took every response of its own queues"
+    assert sent == {runner: by_newman.requests for runner in RUNNERS}, sent
     yield Differential(collection, inventory, queues, data, by_newman, by_native, iterations)
 
 

@@ -142,35 +142,46 @@ _NAMES = ("S0", "S1", "S2", "S3", "S4")
 _LEAVES = ("string", "integer", "boolean")
 
 
-@st.composite
-def _schema(draw: st.DrawFn, depth: int = 0) -> Any:
-    ref = st.sampled_from(_NAMES).map(lambda name: {"$ref": SCHEMAS + name})
-    inner_ref = st.sampled_from(_NAMES).map(lambda name: {"$ref": f"{SCHEMAS}{name}/properties/p0"})
-    leaf = st.sampled_from(_LEAVES).map(lambda t: {"type": t})
-    options: list[st.SearchStrategy[dict[str, Any]]] = [ref, ref, leaf, inner_ref]
-    if depth < 2:
-        child = _schema(depth + 1)
+_REF = st.sampled_from(_NAMES).map(lambda name: {"$ref": SCHEMAS + name})
+_INNER_REF = st.sampled_from(_NAMES).map(lambda name: {"$ref": f"{SCHEMAS}{name}/properties/p0"})
+_LEAF = st.sampled_from(_LEAVES).map(lambda t: {"type": t})
+_PROPERTY_NAMES = st.sampled_from(("p0", "p1", "p2"))
+
+
+def _schema_at(depth: int, child: st.SearchStrategy[Any] | None) -> st.SearchStrategy[Any]:
+    """A schema at `depth` (1 or 2): a reference (to a schema, or into one), a leaf, or, given `child` (the
+    schemas one level down), an object, an array, an allOf, a oneOf or a map of them."""
+    options: list[st.SearchStrategy[Any]] = [_REF, _REF, _LEAF, _INNER_REF]
+    if child is not None:
         options += [
-            st.dictionaries(st.sampled_from(("p0", "p1", "p2")), child, min_size=1, max_size=3).map(
+            st.dictionaries(_PROPERTY_NAMES, child, min_size=1, max_size=3).map(
                 lambda props: {"type": "object", "properties": props}),
             child.map(lambda items: {"type": "array", "items": items}),
             st.lists(child, min_size=1, max_size=2).map(lambda members: {"allOf": members}),
             st.lists(child, min_size=2, max_size=2).map(lambda members: {"oneOf": members}),
             child.map(lambda values: {"type": "object", "additionalProperties": values}),
         ]
-    return draw(st.one_of(*options))
+    return st.one_of(*options)
+
+
+_SCHEMA_2 = _schema_at(2, None)
+_SCHEMA_1 = _schema_at(1, _SCHEMA_2)
+"""Built once (building them for every draw cost more than the walks): the schemas of a property or a body."""
+
+
+_PROPERTIES = st.dictionaries(_PROPERTY_NAMES, _SCHEMA_1, min_size=1, max_size=3)
+_BODIES = st.lists(st.one_of(_SCHEMA_1, st.lists(_SCHEMA_1, min_size=2, max_size=3).map(lambda m: {"allOf": m})),
+                   min_size=1, max_size=4)
 
 
 @st.composite
 def _graph(draw: st.DrawFn) -> dict[str, Any]:
     schemas = {}
     for name in _NAMES:
-        props = draw(st.dictionaries(st.sampled_from(("p0", "p1", "p2")), _schema(1), min_size=1, max_size=3))
+        props = draw(_PROPERTIES)
         props.setdefault("p0", {"type": "string"})
         schemas[name] = {"type": "object", "properties": props}
-    body = st.one_of(_schema(1), st.lists(_schema(1), min_size=2, max_size=3).map(lambda m: {"allOf": m}))
-    bodies = draw(st.lists(body, min_size=1, max_size=4))
-    return _document(schemas, bodies)
+    return _document(schemas, draw(_BODIES))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
