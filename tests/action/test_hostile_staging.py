@@ -4,6 +4,7 @@ surrogate, 1e400) and a body nested thousands deep (both runners)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -17,10 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from satori_ci.check import spec_check
 from satori_ci.demo import book_body, list_body
 from satori_ci.github import inputs
 from satori_ci.run import outcome
+from satori_ci.run.outcome import RunConfig
 from tests.action.conftest import PR, ROOT, PullRequest, make_pull_request
+from tests.run import stalling_server
 from tests.run.conftest import newman_available
 from tests.run.stalling_server import STALL_FOR_S, StallingServer
 from tests.run.test_bounds import Recorder, _endless, _json, _stream
@@ -73,27 +77,46 @@ def test_a_redirecting_endless_staging_gets_no_secret_elsewhere_and_the_run_goes
 
 
 def _stalls(path: str) -> str:
-    """The list sends its headers a byte a second; a book's detail is accepted and never answered."""
+    """The list sends its headers a byte at a time; a book's detail is accepted and never answered."""
     if path == "/books":
         return "headers"
     return "silent" if path.startswith("/books/") else "ok"
 
 
+TIMEOUT_S = 0.5
+"""The `timeout` input here; the stalled headers come a byte every quarter of it (`trickle`)."""
+
+
+@pytest.fixture
+def trickle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stalled headers come a byte every quarter of the timeout (`StallingServer` runs in this process): each
+    wait for a byte is answered in time, so only the deadline on the whole exchange can cut it."""
+    monkeypatch.setattr(stalling_server, "BYTE_EVERY_S", TIMEOUT_S / 4)
+
+
+@pytest.fixture
+def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The retries wait 0.05 s times n, not 1 s times n (`RunConfig.backoff_s`: the action has no input for it): the
+    retries are under test, not their backoff."""
+    monkeypatch.setattr(spec_check, "RunConfig", functools.partial(RunConfig, backoff_s=0.05))
+
+
+@pytest.mark.usefixtures("trickle", "quick_backoff")
 def test_a_stalling_staging_is_cut_at_the_timeout_input(tmp_path: Path, runner: str) -> None:
-    """`timeout: 2` bounds each whole exchange: the trickled headers are a timeout (exit 3, said in the comment),
+    """`timeout: 0.5` bounds each whole exchange: the trickled headers are a timeout (exit 3, said in the comment),
     long before the staging server would have finished (`STALL_FOR_S`), retries included; after three in a row
     nothing more is sent."""
     with StallingServer(_stalls) as staging, FakeGitHub(login=None) as github:
         pr = make_pull_request(tmp_path, github)
         started = time.monotonic()
-        run = pr.run(inputs={"staging-url": staging.origin, "runner": runner, "timeout": "2"})
+        run = pr.run(inputs={"staging-url": staging.origin, "runner": runner, "timeout": str(TIMEOUT_S)})
         seconds = time.monotonic() - started
         (comment,) = github.comments_on(PR)
     assert run.code == 3, run.stdout + run.stderr
-    assert seconds < 2 * STALL_FOR_S, seconds  # 2 requests x 3 attempts x 2 s and the backoffs, not 6 x 45 s
+    assert seconds < 2 * STALL_FOR_S, seconds  # 2 requests x 3 attempts x 0.5 s and the backoffs, not 6 x 45 s
     # the list's three attempts in a row got no answer: the breaker stopped the sending, one line says why
-    assert re.search(r"1 of 1 request failed \((no answer|no complete response) within 2 s, 3 times in a row: "
-                     r"stopped sending to http:\S*//127\.0\.0\.1:\d+\)", comment.body), comment.body
+    assert re.search(rf"1 of 1 request failed \((no answer|no complete response) within {TIMEOUT_S:g} s, 3 times in "
+                     r"a row: stopped sending to http:\S*//127\.0\.0\.1:\d+\)", comment.body), comment.body
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "nan", "inf", "5000", "two"])

@@ -54,8 +54,11 @@ from tests.servers.loopback import LoopbackServer
 STREAM_FOR_S = 20.0
 STREAM_AT_MOST = 64 * 1024 * 1024
 """The endless body stops by itself after this long or this many bytes (8 times the default cap)."""
-DRIP_FOR_S = 12.0
-DRIP_EVERY_S = 0.1
+DRIP_FOR_S = 30.0
+"""The drip stops by itself after this long: a run that ends well before it was cut by its own deadline."""
+DRIP_EVERY_S = 0.05
+DRIP_TIMEOUT_S = 1.0
+"""The dripping body's deadline: 20 drips, each far sooner than a per-read timeout of that length would trip."""
 PIECE = b'{"ok": true, "n": 1},' * 3000
 MANY = 2500
 """Failing values in the `/many` response (two oracles fail on each)."""
@@ -293,11 +296,11 @@ def test_the_byte_cap_is_configurable_from_the_command_line(tmp_path: Path) -> N
 
 
 def test_a_dripping_body_stops_at_the_total_deadline(tmp_path: Path) -> None:
-    """A byte every 0.1 s never trips a per-read timeout; the deadline for the whole exchange stops it."""
+    """A byte every 0.05 s never trips a per-read timeout; the deadline for the whole exchange (1 s) stops it."""
     server = Recorder(_staging)
     with server:
         spec = _spec(tmp_path, ["/drip", "/fine"])
-        config = RunConfig(server.origin, retries=0, timeout_s=1.5)
+        config = RunConfig(server.origin, retries=0, timeout_s=DRIP_TIMEOUT_S)
         (newman, newman_s), (native, native_s) = _both(build_requests(spec, _oracles(spec)), config)
         origin = server.origin
     _same(newman, native)

@@ -1,10 +1,12 @@
 """A staging server that stalls (issue 18): `--timeout` bounds every exchange as a whole, in both runners.
 
 `requests`' timeout, and Newman's --timeout-request, bound each wait for a byte, so a server that sends its
-headers or its body one byte a second would hold a request for as long as it likes. Each run here is a
-`satori-ci run` process against `StallingServer`, whose stalls last `STALL_FOR_S`: a run that ends well
-before that was cut by its own deadline (the bound is generous on purpose: it proves "did not wait for the
-server", not a speed).
+headers or its body one byte at a time, each sooner than that wait, would hold a request for as long as it likes.
+Each run here is a `satori-ci run` (the native one in its own process, Newman's in this one, side by side) against
+`StallingServer`, whose stalls last `STALL_FOR_S`: a run that ends well before that was cut by its own deadline
+(the bound is generous on purpose: it proves "did not wait for the server", not a speed). The timeout is
+`TIMEOUT_S` (1 s) and the stalls send a byte every `BYTE_EVERY_S` (0.25 s; 1 s in `stalling_server`): each wait
+for a byte is a quarter of the timeout, so only the deadline on the whole exchange can cut it.
 """
 
 from __future__ import annotations
@@ -24,12 +26,23 @@ import pytest
 from satori_ci.cli import main
 from satori_ci.errors import ExitCode
 from satori_ci.oracles.file import FieldEntry, OracleFile, dump_oracle_file
+from tests import in_process
+from tests.run import stalling_server
 from tests.run.conftest import ROOT, concurrently, newman_available
 from tests.run.stalling_server import STALL_FOR_S, StallingServer
 from tests.run.test_bounds import _oracles, _spec
 
 STALLS = {"/headers": "headers", "/body": "body", "/silent": "silent"}
-TIMEOUT_S = 2
+TIMEOUT_S = 1
+BYTE_EVERY_S = 0.25
+"""A stall's byte every this long: well within each wait for a byte (`TIMEOUT_S`), so only the deadline on the
+whole exchange cuts it; a stall's bytes last past `STALL_FOR_S` (212 header bytes, 237 body bytes)."""
+
+
+@pytest.fixture(autouse=True)
+def trickle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stalls of `StallingServer` (in this process) send a byte every `BYTE_EVERY_S`."""
+    monkeypatch.setattr(stalling_server, "BYTE_EVERY_S", BYTE_EVERY_S)
 
 
 def _stall(path: str) -> str:
@@ -47,36 +60,43 @@ def _oracle_file(tmp: Path, name: str) -> Path:
     return path
 
 
-def _run(tmp: Path, origin: str, runner: str, *extra: str) -> tuple[int, dict[str, Any], float, str]:
-    """(exit code, JSON report, seconds, stderr) of `satori-ci run --timeout 2` in its own process (the oracle
-    file: the runner's own copy, see `_both`)."""
+def _run(tmp: Path, origin: str, runner: str, *extra: str, process: bool) -> tuple[int, dict[str, Any], float, str]:
+    """(exit code, JSON report, seconds, stderr) of `satori-ci run --timeout 1`, in its own process or (not
+    `process`) in this one (the oracle file: the runner's own copy, see `_both`)."""
     oracles = tmp / runner / "bounds.oracles.yaml"
     report = tmp / f"{runner}.report.json"
+    args = ["run", str(tmp / "bounds.json"), "--oracles", str(oracles), "--base-url", origin, "--runner", runner,
+            "--timeout", str(TIMEOUT_S), "--retries", "0", "--report", str(report), *extra]
     started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "satori_ci", "run", str(tmp / "bounds.json"), "--oracles", str(oracles),
-         "--base-url", origin, "--runner", runner, "--timeout", str(TIMEOUT_S), "--retries", "0",
-         "--report", str(report), *extra],
-        cwd=tmp, capture_output=True, text=True, timeout=4 * STALL_FOR_S, check=False,
-        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "HOME": str(tmp)})
+    if process:
+        done: in_process.Done | subprocess.CompletedProcess[str] = subprocess.run(
+            [sys.executable, "-m", "satori_ci", *args], cwd=tmp, capture_output=True, text=True,
+            timeout=4 * STALL_FOR_S, check=False, env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT),
+                                                        "HOME": str(tmp)})
+    else:
+        done = in_process.satori(tmp, *args, env={**in_process.clean_env(), "HOME": str(tmp)})
     seconds = time.monotonic() - started
     written = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else {}
-    return proc.returncode, written, seconds, proc.stderr
+    return done.returncode, written, seconds, done.stderr
 
 
 def _both(tmp: Path, server: StallingServer, *extra: str) -> list[tuple[str, tuple[int, dict[str, Any], float, str]]]:
+    """Both runners side by side: the native one in its own process, Newman's (the longer: Node.js starts) in this
+    one (only one run at a time can own this process's file descriptors 1 and 2)."""
     newman_available()
     for runner in ("native", "newman"):  # each its own: a run writes an observation store next to it
         _oracle_file(tmp, runner)
     with server:
         origin = server.origin
-        results = concurrently([lambda: _run(tmp, origin, "native", *extra),
-                                lambda: _run(tmp, origin, "newman", *extra)])
+        results = concurrently([lambda: _run(tmp, origin, "native", *extra, process=True),
+                                lambda: _run(tmp, origin, "newman", *extra, process=False)])
+    for runner, (_, _, seconds, _) in zip(("native", "newman"), results, strict=True):
+        print(f"{runner}: {seconds:.1f} s")  # the measured times (pytest -s shows them)
     return list(zip(("native", "newman"), results, strict=True))
 
 
 def test_a_stalling_staging_is_cut_at_the_timeout_in_both_runners(tmp_path: Path) -> None:
-    """Headers one byte a second, a body one byte a second, an accepted connection never answered: each is a
+    """Headers a byte at a time, a body a byte at a time, an accepted connection never answered: each is a
     timeout (an infrastructure problem, exit 3) at `--timeout`, and the request between them is checked (three in a
     row would stop sending: `run.breaker`)."""
     server = StallingServer(_stall)
@@ -103,6 +123,8 @@ def _tls_context(tmp: Path) -> ssl.SSLContext:
     return context
 
 
+# urllib3's warning about `--insecure` (Newman's probe is sent from this process)
+@pytest.mark.filterwarnings("ignore:Unverified HTTPS request")
 def test_a_stalling_tls_staging_is_cut_at_the_timeout_too(tmp_path: Path) -> None:
     """The same stalls under TLS (a self-signed staging, `--insecure`): the deadline cuts a TLS connection too."""
     server = StallingServer(_stall, tls=_tls_context(tmp_path))
