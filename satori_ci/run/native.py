@@ -386,6 +386,8 @@ class Sending:
         self.base_url, self.variables, self.config = base_url, variables, config
         self.sleep, self.pace, self.breaker, self.deadline = sleep, pace, breaker, deadline
         self.tell: Callable[[str], None] = lambda _: None
+        if config.insecure:  # asked for (`--insecure`): urllib3's warning on stderr would only repeat it
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
 
     def attempt(self, session: requests.Session, request: PlannedRequest) -> tuple[Exchange, Any]:
         """One attempt, recorded by the breaker (the one that trips it carries the breaker's line)."""
