@@ -61,8 +61,7 @@ _CAUSES = (
 
 
 def _cause(exc: requests.RequestException) -> str:
-    """urllib3's nested text (`HTTPConnectionPool(...): Max retries exceeded ...`) as the few words that matter,
-    with the host it was about."""
+    """urllib3's nested text (`HTTPConnectionPool(...): Max retries exceeded ...`) as the words that matter (+ host)."""
     text = str(exc)
     said = next((words for needle, words in _CAUSES if needle in text), text.splitlines()[0][:160] if text else "")
     request = getattr(exc, "request", None)
@@ -378,8 +377,7 @@ def _teller(config: RunConfig, tally: Tally, total: int) -> Callable[[str], None
 
 
 class Sending:
-    """What every exchange of a run shares: where, with which values, at which pace, under which breaker, until
-    when (the time budget)."""
+    """What every exchange of a run shares: where, with which values, at which pace, under which breaker, until when."""
 
     def __init__(self, base_url: str, variables: dict[str, str], config: RunConfig, sleep: Sleep, pace: Pace,
                  breaker: Breaker, deadline: float) -> None:
