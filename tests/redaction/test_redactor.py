@@ -152,9 +152,10 @@ def test_the_trie_of_secrets_matches_what_a_flat_longest_first_alternation_match
 
 # -- bounded time on hostile sizes (issue 18) ----------------------------------------------------------------
 
-HUGE = 600_000
+HUGE = 300_000
 HARD_TIMEOUT_S = 10
-"""Generous: each shape takes well under a second; the quadratic redactor took minutes on some."""
+"""Generous: each shape takes well under a second; the quadratic redactor took minutes on some at twice the size
+(a quarter of that here, still far past the timeout)."""
 MEMORY_LIMIT = 1024 * 1024 * 1024
 
 SHAPES = {
@@ -199,7 +200,7 @@ def _limit_memory() -> None:
 
 @pytest.mark.parametrize("secrets", ["secrets", "none"])
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_a_600k_character_text_is_redacted_and_escaped_in_bounded_time(shape: str, secrets: str) -> None:
+def test_a_300k_character_text_is_redacted_and_escaped_in_bounded_time(shape: str, secrets: str) -> None:
     """Each `SHAPES` text through the redactor and every escaper, in a process with a hard timeout and a memory
     limit (a benchmark of the scaling is `bench/redaction.py`)."""
     import subprocess
