@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from satori_ci.config import SpecConfig
 from satori_ci.github.context import ActionContext
 from satori_ci.github.inputs import input_value
-from satori_ci.postman.read import TeamCollection
 from satori_ci.redaction import environ_secrets, header_secrets, key_like, url_secrets
 
 
@@ -27,20 +26,6 @@ def action_secrets(ctx: ActionContext, environ: Mapping[str, str]) -> list[str]:
     return [*(v for v in (inputs.github_token, inputs.openai_api_key) if v),
             *header_secrets(h.value for h in inputs.staging_headers), *environ_secrets(environ),
             *url_secrets(inputs.staging_url), *url_secrets(inputs.openai_base_url)]
-
-
-def team_secrets(team: TeamCollection | None) -> list[str]:
-    """The credentials a team collection's auth sends (its header and query values, token, password)."""
-    out: list[str] = []
-    for request in team.requests if team is not None else ():
-        auth = request.auth
-        if auth is None:
-            continue
-        header, query = auth.header(), auth.query()
-        out += header_secrets([header[1]]) if header else []
-        out += [query[1]] if query else []
-        out += [auth.param("token"), auth.param("password")]
-    return [v for v in out if v and "{{" not in v]
 
 
 def value_secrets(settings: SpecConfig, environ: Mapping[str, str]) -> list[str]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 
 from satori_ci.action.log import feed, say
-from satori_ci.action.secrets import team_secrets, value_secrets
+from satori_ci.action.secrets import value_secrets
 from satori_ci.check.stores import store_file_of
 from satori_ci.check.target import CheckOptions, SpecTarget
-from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, load_team
+from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, load_team, team_secrets
 from satori_ci.config import ProjectConfig, load_config_at, trust_changes
 from satori_ci.config.settings import BudgetFlags
 from satori_ci.github.context import ActionContext
@@ -21,6 +21,7 @@ from satori_ci.infer.llm import LLMConfig
 from satori_ci.infer.llm.config import DEFAULT_MODEL
 from satori_ci.redaction import header_secrets, url_secrets
 from satori_ci.run.interface import RUNNER_NAMES, RunnerName
+from satori_ci.run.team import TeamTestPolicy
 
 
 def check_options(ctx: ActionContext) -> CheckOptions:
@@ -37,6 +38,16 @@ def check_options(ctx: ActionContext) -> CheckOptions:
         raise ActionConfigError(f"input 'runner' must be one of {', '.join(RUNNER_NAMES)}, not {runner!r}")
     return CheckOptions(backend=backend.value, llm=llm, runner=runner, timeout_s=ctx.inputs.timeout_s,
                         environ=dict(os.environ))
+
+
+def team_tests(default: str) -> TeamTestPolicy:
+    """The `team-tests` input, else `default` (the trusted config's `requests.team_tests`, else fail)."""
+    given = input_value(os.environ, "team-tests") or default
+    try:
+        return TeamTestPolicy(given)
+    except ValueError:
+        names = ", ".join(p.value for p in TeamTestPolicy)
+        raise ActionConfigError(f"input 'team-tests' must be one of {names}, not {given[:40]!r}") from None
 
 
 def trusted_config(ctx: ActionContext, head: ProjectConfig) -> ProjectConfig:
@@ -96,6 +107,7 @@ def targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, s
             min_changed=(ctx.inputs.min_changed if ctx.inputs.min_changed is not None
                          else sending.requests.min_changed_or_default),
             fail_on_server_errors=sending.requests.fail_on_server_errors, team=team,
+            team_tests=team_tests(sending.requests.team_tests_or_default),
             trusted_store=trusted_store,
         ))
     return out

@@ -52,7 +52,8 @@ def execute(planned: RequestSet, oracles: int, target: SpecTarget, options: Chec
     config = RunConfig(base_url=staging_url, timeout_s=options.timeout_s, retries=options.retries,
                        max_bytes=options.max_response_bytes,
                        environ=dict(options.environ), headers=target.headers, min_exercised=target.min_exercised,
-                       fail_on_server_errors=target.fail_on_server_errors, progress=options.on_request)
+                       fail_on_server_errors=target.fail_on_server_errors, team_tests=target.team_tests,
+                       progress=options.on_request)
     return RunnerName(options.runner).build(target.team).run(planned, config)
 
 

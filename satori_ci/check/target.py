@@ -16,6 +16,7 @@ from satori_ci.plan import PlanSettings
 from satori_ci.postman.read import TeamCollection
 from satori_ci.report.model import SpecCheck
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, Progress
+from satori_ci.run.team import TeamTestPolicy
 from satori_ci.spec.source import DEFAULT_MAX_BYTES as SPEC_MAX_BYTES
 
 
@@ -39,6 +40,8 @@ class SpecTarget:
     fail_on_server_errors: bool = True
     team: TeamCollection | None = None
     """The team's own Postman collection (from trusted input): its requests carry the assertions."""
+    team_tests: TeamTestPolicy = TeamTestPolicy.FAIL
+    """What the team collection's own failing tests do (trusted input: a flag, the action's input, the base config)."""
     trusted_store: str | None = None
     """The observation store the check trusts (`REV:path` at the base commit, or a file): the oracles that its
     observed responses violated are suspect, and their violations do not fail the check. None: no suspects."""

@@ -1,6 +1,6 @@
 """The repository's files that a check reads and writes, for the CLI and the action alike: where an oracle file
 goes, the refusal of a path that leads outside the repository, writes that are all or nothing, and the team's
-Postman collection read from the working tree or a commit."""
+Postman collection read from the working tree or a commit (its credentials named for the redactor)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from satori_ci.errors import terminate_as_interrupt
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import oracle_file_name
 from satori_ci.postman.read import TeamCollection, TeamCollectionError, read_team_collection
+from satori_ci.redaction import header_secrets, key_like
 from satori_ci.spec.errors import SpecError
 from satori_ci.spec.source import git_toplevel, is_within, open_source
 
@@ -106,6 +107,25 @@ def _read(ref: str) -> str:
         raise TeamCollectionError(str(exc)) from None
     except UnicodeDecodeError:
         raise TeamCollectionError(f"{ref}: not UTF-8 text") from None
+
+
+def team_secrets(team: TeamCollection | None) -> list[str]:
+    """The credentials of a team collection: what its auth sends (header and query values, token, password), its
+    secret-typed values and the values of its key-like variables (`token`, `apiKey`): for the redactor, so that no
+    report (a team test's message included) shows them."""
+    if team is None:
+        return []
+    values = (*team.environment, *team.variables, *team.globals)
+    out: list[str] = [*team.secrets, *(v for k, v in values if key_like(k))]
+    for request in team.requests:
+        auth = request.auth
+        if auth is None:
+            continue
+        header, query = auth.header(), auth.query()
+        out += header_secrets([header[1]]) if header else []
+        out += [query[1]] if query else []
+        out += [auth.param("token"), auth.param("password")]
+    return [v for v in out if v and "{{" not in v]
 
 
 def load_team(collection: str | None, environment: str | None, rev: str | None = None) -> TeamCollection | None:

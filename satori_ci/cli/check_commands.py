@@ -17,11 +17,11 @@ from typing import Any
 from satori_ci.check.spec_check import check_spec
 from satori_ci.check.stores import store_file_of
 from satori_ci.check.target import CheckOptions, SpecTarget
-from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
+from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, team_secrets, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.report_files import add_report_file_options, write_report_files
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
-from satori_ci.cli.run_commands import add_max_response_bytes, add_timeout
+from satori_ci.cli.run_commands import add_max_response_bytes, add_team_tests, add_timeout, team_tests
 from satori_ci.cli.spec_commands import add_spec_options
 from satori_ci.config import ObserveSettings, ProjectConfig, load_config
 from satori_ci.config.settings import ChangeMinimum, RequestSettings, change_minimum
@@ -122,6 +122,7 @@ def _check(args: argparse.Namespace, shard: Shard | None) -> int:
     ensure_inside_workspace(store_file, outside_ok=outside_ok)
     url = settings.staging(environ, args.staging_url).url
     inputs = request_inputs(args, settings, environ, args.staging_url)
+    current().add(*team_secrets(inputs.team))  # a team test's message may quote them
     notes = list(inputs.notes)
     if url is not None:
         check_base_url(url, "the staging URL")
@@ -133,7 +134,8 @@ def _check(args: argparse.Namespace, shard: Shard | None) -> int:
     target = SpecTarget(head=args.head, base=args.base, oracle_file=oracle_file, settings=settings,
                         staging_url=url, headers=inputs.headers, plan=inputs.plan,
                         min_exercised=inputs.min_exercised, fail_on_server_errors=inputs.fail_on_server_errors,
-                        team=inputs.team, trusted_store=trusted_store_ref(args.base, store_file),
+                        team=inputs.team, team_tests=team_tests(args.team_tests, settings),
+                        trusted_store=trusted_store_ref(args.base, store_file),
                         min_changed=_min_changed(args.min_changed_exercised, settings.requests))
     if shard is not None:
         try:
@@ -321,6 +323,7 @@ def register(sub: Any) -> None:
     check.add_argument("--runner", choices=RUNNER_NAMES, default=RunnerName.AUTO.value,
                        help="auto (Newman when installed, else native), newman, native")
     check.add_argument("--fail-on", choices=[f.value for f in FailOn], help="default: violations")
+    add_team_tests(check)
     check.add_argument("--min-changed-exercised", metavar="N|P%",
                        help="exit 4 when the run exercised fewer than N (or P%%) of the oracles the change adds or "
                             "changes (default: the config's requests.min_changed_exercised, else 1; 0: never)")

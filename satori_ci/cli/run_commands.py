@@ -13,7 +13,8 @@ from typing import Any
 from satori_ci.check.frame import observable, proposal_settings
 from satori_ci.check.spec_check import request_set
 from satori_ci.check.stores import read_store, store_file_of
-from satori_ci.check.workspace import ensure_inside_workspace, write_atomically
+from satori_ci.check.workspace import ensure_inside_workspace, team_secrets, write_atomically
+from satori_ci.cli.explain_command import run_explain
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.report_files import add_report_file_options, run_report, write_report_files
 from satori_ci.cli.request_options import RequestInputs, add_request_options, check_base_url, request_inputs
@@ -30,13 +31,15 @@ from satori_ci.oracles.freshness import staleness
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.requests import RequestSet
 from satori_ci.postman.export import collection_json
-from satori_ci.redaction import redact
+from satori_ci.redaction import current, redact
+from satori_ci.report.collection_text import collection_notes, written_line
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.breaker import origin
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.interface import RUNNER_NAMES, RunnerName
 from satori_ci.run.model import VIOLATIONS_PER_ORACLE, RunResult
 from satori_ci.run.outcome import DEFAULT_MAX_BYTES, MAX_TIMEOUT_S, RunConfig
+from satori_ci.run.team import TeamTestPolicy
 from satori_ci.run.verify import OperationChoice, read_responses, verify_responses
 from satori_ci.spec import ResponseField, Spec
 
@@ -150,6 +153,12 @@ def _plural(n: int, word: str) -> str:
 
 def run_collection(args: argparse.Namespace) -> int:
     spec = load(args.spec, args)
+    if args.explain or args.json:
+        if not args.explain:
+            raise UsageError("--json goes with --explain")
+        return run_explain(args, spec)
+    if not args.oracles:
+        raise UsageError("the following arguments are required: --oracles (all but --explain need it)")
     oracles = _configured(args, spec, read_oracles(args.oracles, spec))
     planned, inputs = _planned(args, spec, oracles, args.base_url)
     text = collection_json(planned, inputs.team,
@@ -157,12 +166,10 @@ def run_collection(args: argparse.Namespace) -> int:
                            tuple(v for _, v in inputs.header_references))
     if args.out:
         _write(args.out, text)
-        requests = sum(1 for _ in planned.requests())
-        print(f"wrote {args.out}: {len(planned.groups)} operations, {requests} requests, "
-              f"{len(oracles)} enabled oracles", file=sys.stderr)
+        print(written_line(args.out, planned, len(oracles)), file=sys.stderr)
     else:
         sys.stdout.write(text)
-    _notes((*planned.notes, *(f"{k.label}: not sent: {k.detail}" for k in planned.skipped)))
+    _notes(collection_notes(planned))
     for _, variable in inputs.header_references:
         print(f"satori-ci: note: the collection reads header values from the variable {variable}: set it in "
               "your Postman environment", file=sys.stderr)
@@ -192,9 +199,10 @@ def run_run(args: argparse.Namespace) -> int:
     observe = _observed(args, spec)
     planned, inputs = _planned(args, spec, oracles, args.base_url, observe)
     _notes(inputs.notes)
+    current().add(*team_secrets(inputs.team))  # a team test's message may quote them
     config = _config(args, inputs)
     bar = ProgressBar("requests", enabled=not args.quiet, heartbeat=origin(args.base_url))
-    config = replace(config, progress=bar.update)
+    config = replace(config, progress=bar.update, team_tests=team_tests(args.team_tests, _settings(args, spec)))
     try:
         bar.start_heartbeat()
         result = RunnerName(args.runner).build(inputs.team).run(planned, config)
@@ -255,9 +263,21 @@ def add_max_response_bytes(parser: argparse.ArgumentParser) -> None:
                              f"large and not checked, and the run goes on (default {DEFAULT_MAX_BYTES}, 8 MiB)")
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def add_team_tests(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--team-tests", choices=[p.value for p in TeamTestPolicy],
+                        help="what a failing test of your own Postman collection (its pm.test, run by Newman) does: "
+                             "fail (like a violation, exit 1), warn (listed only) or ignore (default: the config's "
+                             "requests.team_tests, else fail)")
+
+
+def team_tests(flag: str | None, settings: SpecConfig) -> TeamTestPolicy:
+    """`--team-tests`, else the config's `requests.team_tests`, else fail."""
+    return TeamTestPolicy(flag or settings.requests.team_tests_or_default)
+
+
+def _common(parser: argparse.ArgumentParser, oracles_required: bool = True) -> None:
     parser.add_argument("spec", metavar="SPEC", help="a file, or REV:path in git")
-    parser.add_argument("--oracles", required=True, metavar="FILE", help="the reviewed oracle file")
+    parser.add_argument("--oracles", required=oracles_required, metavar="FILE", help="the reviewed oracle file")
     parser.add_argument("--config", metavar="FILE",
                         help="project config file for the spec's null_like (default .satori.yml when present)")
     parser.add_argument("--null-like", action="append", default=[], metavar="VALUE",
@@ -280,9 +300,14 @@ def register(sub: Any) -> None:
         description="A Postman collection (v2.1): one folder per operation, sample requests from the spec, "
                     "one named test per enabled oracle. Credentials come from SATORI_AUTH_* environment "
                     "variables at run time and are never written into the file.")
-    _common(collection)
+    _common(collection, oracles_required=False)
     collection.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     collection.add_argument("--base-url", metavar="URL", help="the baseUrl variable (default: the spec's server)")
+    collection.add_argument("--explain", action="store_true",
+                            help="instead of the collection, say which spec operation each request of your own "
+                                 "collection (--postman-collection) calls, with which path parameters, or why none; "
+                                 "its empty, unknown and script-set variables; what the native runner cannot send")
+    collection.add_argument("--json", action="store_true", help="with --explain: as JSON")
     add_request_options(collection, sends=False)
     collection.set_defaults(handler=run_collection)
 
@@ -307,6 +332,7 @@ def register(sub: Any) -> None:
     run.add_argument("--insecure", action="store_true", help="accept any TLS certificate")
     run.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a "
                                                            "terminal)")
+    add_team_tests(run)
     add_request_options(run)
     _run_options(run)
     run.set_defaults(handler=run_run)

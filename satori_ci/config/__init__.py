@@ -24,6 +24,7 @@
           server_errors: fail               # a 5XX answer fails the check (fail) or is only reported (report)
           collection: postman/api.postman_collection.json   # your own collection: assertions are added to it
           environment: postman/staging.postman_environment.json
+          team_tests: fail                  # your collection's failing pm.tests fail the check (fail), or warn, ignore
         observe:                            # oracles suggested from observed responses (or `observe: false`)
           min_responses: 10                 # observations a field needs (responses, or list elements)
           min_requests: 2                   # distinct requests they must answer

@@ -29,6 +29,7 @@ from satori_ci.config.model import (
     ServerErrors,
     SpecModel,
     StagingModel,
+    TeamTests,
 )
 from satori_ci.spec.yaml_loader import KeyLines
 from satori_ci.strict import EntryKeys
@@ -38,7 +39,7 @@ _SPEC_CHECKS = (
     "entry", "unknown", "path", "staging", "headers", "skip_kinds", "skip_kind", "ignore", "staging.url",
     "staging.url_env", "null_like", "ignore.operations", "ignore.fields", "requests", "operations", "unsafe",
     "unsafe_glob", "values", "chain", "min_exercised", "min_changed_exercised", "server_errors", "collection",
-    "environment", "observe",
+    "environment", "team_tests", "observe",
     "observe.min_requests", "observe.min_responses", "observe.at_least_one",
 )
 """The checks of one entry of `specs`, in the order the reader has always made them."""
@@ -228,6 +229,7 @@ class _Walk(EntryKeys):
             return key, (), section, key, _count(where)
         if key == "min_changed_exercised":
             return key, (), section, key, f"'{where}' must be a whole number from 0 to 1000 or a share like 50%"
-        if key == "server_errors":
-            return key, (), section, key, _choice(key, section.get(key), get_args(ServerErrors))
+        if key in ("server_errors", "team_tests"):
+            choices = get_args(ServerErrors) if key == "server_errors" else get_args(TeamTests)
+            return key, (), section, key, _choice(key, section.get(key), choices)
         return key, (), section, key, _path(where, error)

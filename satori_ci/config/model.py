@@ -33,6 +33,7 @@ from satori_ci.strict import Str, StrictModel, as_pairs
 Backend = Literal["rules", "llm", "declared"]
 FailOnName = Literal["violations", "new-violations", "never"]
 ServerErrors = Literal["fail", "report"]
+TeamTests = Literal["fail", "warn", "ignore"]
 MAX_COUNT = 1000
 
 
@@ -177,6 +178,9 @@ class RequestsModel(StrictModel):
     """Your own Postman collection: satori-ci's assertions are added to it."""
     environment: RepoPath | None = None
     """The Postman environment of your collection."""
+    team_tests: TeamTests | None = None
+    """What a failing test of your collection's own (its `pm.test`s, run by Newman) does: `fail` (the default) fails
+    the check like a violation, `warn` only reports it, `ignore` neither."""
 
 
 class ObserveModel(StrictModel):

@@ -80,7 +80,7 @@ def _requests(section: RequestsModel | None) -> RequestSettings:
         concurrency=section.concurrency, min_exercised=section.min_exercised, server_errors=section.server_errors,
         min_changed_exercised=(None if section.min_changed_exercised is None
                                else change_minimum(section.min_changed_exercised)),
-        collection=section.collection, environment=section.environment)
+        collection=section.collection, environment=section.environment, team_tests=section.team_tests)
 
 
 def _observe(section: bool | ObserveModel | None) -> ObserveSettings:

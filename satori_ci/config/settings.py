@@ -133,6 +133,8 @@ class RequestSettings:
     """`fail` (default) or `report`."""
     collection: str | None = None
     environment: str | None = None
+    team_tests: str | None = None
+    """`fail` (default), `warn` or `ignore`: what the team collection's own failing tests do."""
 
     @property
     def min_exercised_or_default(self) -> int:
@@ -145,6 +147,10 @@ class RequestSettings:
     @property
     def fail_on_server_errors(self) -> bool:
         return self.server_errors != "report"
+
+    @property
+    def team_tests_or_default(self) -> str:
+        return self.team_tests or "fail"
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,7 @@ def trust_changes(trusted: ProjectConfig, proposed: ProjectConfig, spec_path: st
     if base.headers != head.headers:
         changed.append("specs[].staging.headers")
     for name in ("unsafe", "values", "operations", "chain", "min_exercised", "min_changed_exercised",
-                 "server_errors", "collection",
-                 "environment"):
+                 "server_errors", "collection", "environment", "team_tests"):
         if getattr(base.requests, name) != getattr(head.requests, name):
             changed.append(f"specs[].requests.{name}")
     if trusted.oracles_dir != proposed.oracles_dir:

@@ -36,6 +36,19 @@ class GivenRequest:
     """Variables left as `{{name}}` in its URL, headers or body: set by scripts, dynamic or unknown."""
     scripted: bool = False
     """Whether scripts of the team's run apply to it (a runner without them sends it as written)."""
+    empty: tuple[str, ...] = ()
+    """Variables it uses whose value is empty before any script runs (sent as "")."""
+    set_by: Pairs = ()
+    """(variable, where) for the variables it uses that a script of the team's run sets (where: `Folder/Name`, or
+    "the collection"): a runner without scripts has only their values from before the run."""
+    greedy: str | None = None
+    """The path parameter that took several segments (a file path with slashes), if any."""
+
+    def waits_for_scripts(self) -> Pairs:
+        """(variable, where) for the script-set variables it has no value for before the scripts run (empty or
+        unknown): a runner without scripts would send something else."""
+        missing = set(self.unresolved) | set(self.empty)
+        return tuple((name, where) for name, where in self.set_by if name in missing)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """A team's own Postman collection (v2.1) read: its requests resolved as Newman sends them before any script runs.
 
 Pure: text in, frozen values out, no I/O. `read_team_collection` resolves each request (environment values over
-collection variables, `:name` path variables, inherited auth); `satori_ci.postman.match` ties its requests to spec
-operations, `satori_ci.postman.assertify` adds the assertions to a copy of it.
+collection variables over globals, `:name` path variables, inherited auth) and says which of its variables are
+empty, unknown or set by the collection's scripts (`satori_ci.postman.team_scripts`); `satori_ci.postman.match` ties
+its requests to spec operations, `satori_ci.postman.assertify` adds the assertions to a copy of it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from satori_ci.errors import ErrorKind, SatoriError
+from satori_ci.postman.team_scripts import has_scripts, setters
 from satori_ci.postman.urls import replace_query, text_of, url_text
 
 _ID_NAMESPACE = uuid.UUID("0b5f4f53-6c1e-4d0a-9a7e-3f2d9c1b7e44")
@@ -25,6 +27,8 @@ _NO_BODY_METHODS = frozenset({"GET", "COPY", "HEAD", "PURGE", "UNLOCK"})  # Newm
 _RAW_CONTENT_TYPES = {"html": "text/html", "text": "text/plain", "json": "application/json",
                       "javascript": "application/javascript", "xml": "application/xml"}
 _SENDABLE_AUTH = frozenset({"bearer", "basic", "apikey"})
+_SECRET_PARAMS = frozenset({"token", "password", "value", "accessToken", "refreshToken", "clientSecret",
+                            "consumerSecret", "tokenSecret", "secretKey", "sessionToken", "privateKey"})
 
 Pairs = tuple[tuple[str, str], ...]
 
@@ -92,6 +96,20 @@ class TeamRequest:
     """Variables left as `{{name}}` in the URL, headers, body or auth: set by scripts, dynamic (`$guid`) or unknown."""
     unsupported: tuple[str, ...] = ()
     """What a native runner cannot send as Newman would, e.g. `body mode formdata`, `auth type oauth2`."""
+    template_url: str = ""
+    """The URL with its empty variables kept as `{{name}}` ("" when it has none): what matching reads
+    (`match_url`), since such a variable still fills its path segment once a script has set it."""
+    used: tuple[str, ...] = ()
+    """The variables its URL, headers, body and auth name (nested ones too), in order."""
+    empty: tuple[str, ...] = ()
+    """Those of `used` whose value is empty in the collection, the environment or the globals."""
+    script_set: tuple[str, ...] = ()
+    """Those of `used` that a script of the collection sets (`pm.collectionVariables.set("name", …)` and the like)."""
+
+    @property
+    def match_url(self) -> str:
+        """The URL matching reads: `template_url`, else `url`."""
+        return self.template_url or self.url
 
     @property
     def label(self) -> str:
@@ -126,6 +144,16 @@ class TeamCollection:
     """Enabled collection variables."""
     environment: Pairs = field(repr=False)
     """Enabled environment values."""
+    globals: Pairs = field(default=(), repr=False)
+    """Enabled global values (a Postman globals file), under the collection's variables."""
+    setters: tuple[tuple[str, str], ...] = ()
+    """(variable, where) for each variable a script sets: where is the item's label, a folder's or "the collection"."""
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    """Values never to print: `secret`-typed variables, the auth's tokens, passwords and key values."""
+
+    def setter(self, name: str) -> str | None:
+        """Where the first script that sets `name` is, if any."""
+        return next((where for key, where in self.setters if key == name), None)
 
     def request(self, request_id: str) -> TeamRequest | None:
         """The request with that id, if any."""
@@ -142,19 +170,29 @@ class _Scope:
 
 
 def read_team_collection(text: str, name: str, environment: str | None = None,
-                         environment_name: str | None = None) -> TeamCollection:
-    """Parse a Postman v2.1 collection (and optionally an environment file) and resolve its requests."""
+                         environment_name: str | None = None, globals_text: str | None = None,
+                         globals_name: str | None = None) -> TeamCollection:
+    """Parse a Postman v2.1 collection (and optionally an environment and a globals file) and resolve its requests:
+    environment values over collection variables over globals, as Newman does."""
     raw = _load_json(text, name)
     _check_collection(raw, name)
     variables = _variable_pairs(raw.get("variable"), name, "variable")
-    env = _read_environment(environment, environment_name or "environment") if environment is not None else ()
-    values = {**dict(variables), **dict(env)}
-    top = _Scope((), _nearest_auth(raw, None), _has_scripts(raw))
-    requests = tuple(_requests(raw["item"], (), top, values, name))
+    env, env_secrets = _read_environment(environment, environment_name or "environment") if environment is not None \
+        else ((), ())
+    glob, glob_secrets = _read_environment(globals_text, globals_name or "globals") if globals_text is not None \
+        else ((), ())
+    values = {**dict(glob), **dict(variables), **dict(env)}
+    top = _Scope((), _nearest_auth(raw, None), has_scripts(raw))
+    sets = tuple(setters(raw))
+    set_names = {key for key, _ in sets}
+    requests = tuple(replace(r, script_set=tuple(v for v in r.used if v in set_names))
+                     for r in _requests(raw["item"], (), top, values, name))
     info = raw.get("info")
     title = text_of(info.get("name")) if isinstance(info, dict) else ""
+    secrets = (*env_secrets, *glob_secrets, *_secret_values(raw.get("variable")), *_auth_secrets(requests))
     return TeamCollection(source=name, name=title or name, raw=raw, requests=_unique_ids(requests),
-                          variables=variables, environment=env)
+                          variables=variables, environment=env, globals=glob, setters=sets,
+                          secrets=tuple(dict.fromkeys(s for s in secrets if s)))
 
 
 # Reading
@@ -180,11 +218,23 @@ def _check_collection(raw: Any, name: str) -> None:
         raise TeamCollectionError(f"{name}: \"variable\" is not a list")
 
 
-def _read_environment(text: str, name: str) -> Pairs:
+def _read_environment(text: str, name: str) -> tuple[Pairs, tuple[str, ...]]:
+    """An environment's (or a globals file's) enabled values, and those of them typed `secret`."""
     data = _load_json(text, name)
     if not isinstance(data, dict) or not isinstance(data.get("values", []), list):
         raise TeamCollectionError(f"{name}: not a Postman environment (a JSON object with a \"values\" list)")
-    return _variable_pairs(data.get("values"), name, "values")
+    return _variable_pairs(data.get("values"), name, "values"), _secret_values(data.get("values"))
+
+
+def _secret_values(entries: Any) -> tuple[str, ...]:
+    """The values of the entries typed `secret` (what Postman masks)."""
+    return tuple(text_of(e.get("value")) for e in entries or () if isinstance(e, dict) and e.get("type") == "secret")
+
+
+def _auth_secrets(requests: tuple[TeamRequest, ...]) -> tuple[str, ...]:
+    """The resolved tokens, passwords and key values of the requests' auth."""
+    return tuple(v for r in requests if r.auth for k, v in r.auth.params
+                 if k in _SECRET_PARAMS and "{{" not in v)
 
 
 def _variable_pairs(entries: Any, name: str, where: str) -> Pairs:
@@ -209,7 +259,7 @@ def _requests(items: list[Any], index: tuple[int, ...], scope: _Scope, values: M
             raise TeamCollectionError(f"{name}: item {_where(scope, where)} is not an object")
         if "request" not in item and isinstance(item.get("item"), list):
             inner = _Scope((*scope.names, text_of(item.get("name"))), _nearest_auth(item, scope.auth),
-                           scope.scripts or _has_scripts(item))
+                           scope.scripts or has_scripts(item))
             yield from _requests(item["item"], where, inner, values, name)
         elif "request" in item:
             yield _request(item, where, scope, values, name)
@@ -234,7 +284,9 @@ def _request(item: dict[str, Any], index: tuple[int, ...], scope: _Scope, values
         raise TeamCollectionError(f"{name}: request {_where(scope, index)}: \"event\" is not a list")
     resolver = _Resolver(values)
     method = text_of(request.get("method")).upper() or "GET"
-    url = resolver(url_text(request.get("url")))
+    written = url_text(request.get("url"))
+    url = resolver(written)
+    template = _Resolver(values, keep_empty=True)(written) if resolver.empty else ""
     headers = tuple((resolver(k), resolver(v)) for k, v in _header_pairs(request.get("header")))
     unsupported: list[str] = []
     body, content_type = _body(request.get("body"), method, item, resolver, unsupported)
@@ -242,8 +294,9 @@ def _request(item: dict[str, Any], index: tuple[int, ...], scope: _Scope, values
     return TeamRequest(
         id=text_of(item.get("id")), name=text_of(item.get("name")), folder="/".join(scope.names), index_path=index,
         method=method, url=url, headers=headers, body=body, content_type=content_type,
-        scripts=scope.scripts or _has_scripts(item), auth=auth, unresolved=tuple(resolver.unresolved),
-        unsupported=tuple(unsupported))
+        scripts=scope.scripts or has_scripts(item), auth=auth, unresolved=tuple(resolver.unresolved),
+        unsupported=tuple(unsupported), template_url=template if template != url else "", used=tuple(resolver.used),
+        empty=tuple(resolver.empty))
 
 
 def _unique_ids(requests: tuple[TeamRequest, ...]) -> tuple[TeamRequest, ...]:
@@ -258,28 +311,6 @@ def _unique_ids(requests: tuple[TeamRequest, ...]) -> tuple[TeamRequest, ...]:
         seen.add(rid)
         out.append(request if rid == request.id else replace(request, id=rid))
     return tuple(out)
-
-
-def _has_scripts(node: dict[str, Any]) -> bool:
-    """Whether `node` has an enabled pre-request or test event with a non-blank script."""
-    events = node.get("event")
-    if not isinstance(events, list):
-        return False
-    for event in events:
-        if not isinstance(event, dict) or event.get("disabled") is True:
-            continue
-        if event.get("listen") in ("prerequest", "test") and _script_text(event.get("script")).strip():
-            return True
-    return False
-
-
-def _script_text(script: Any) -> str:
-    if isinstance(script, str):
-        return script
-    code = script.get("exec") if isinstance(script, dict) else None
-    if isinstance(code, list):
-        return "\n".join(text_of(line) for line in code)
-    return text_of(code)
 
 
 # Requests
@@ -344,11 +375,15 @@ def _auth(auth: Any, resolve: _Resolver, unsupported: list[str]) -> TeamAuth | N
 
 
 class _Resolver:
-    """Resolves `{{name}}` from the given values, recursively and cycle-safe; records what it cannot resolve."""
+    """Resolves `{{name}}` from the given values, recursively and cycle-safe; records the variables it meets, those
+    it cannot resolve and those that are empty (`keep_empty`: an empty one is kept as `{{name}}`)."""
 
-    def __init__(self, values: Mapping[str, str]) -> None:
+    def __init__(self, values: Mapping[str, str], keep_empty: bool = False) -> None:
         self.values = values
+        self.keep_empty = keep_empty
         self.unresolved: list[str] = []
+        self.used: list[str] = []
+        self.empty: list[str] = []
 
     def __call__(self, text: str) -> str:
         return self._expand(text, (), _DEPTH)
@@ -356,10 +391,19 @@ class _Resolver:
     def _expand(self, text: str, stack: tuple[str, ...], depth: int) -> str:
         def one(match: re.Match[str]) -> str:
             key = match.group(1)
+            _note(self.used, key)
             if key in self.values and key not in stack and depth > 0:
+                if self.values[key] == "":
+                    _note(self.empty, key)
+                    if self.keep_empty:
+                        return match.group(0)
                 return self._expand(self.values[key], (*stack, key), depth - 1)
-            if key not in self.unresolved:
-                self.unresolved.append(key)
+            _note(self.unresolved, key)
             return match.group(0)
 
         return _VARIABLE.sub(one, text)
+
+
+def _note(found: list[str], key: str) -> None:
+    if key not in found:
+        found.append(key)

@@ -14,8 +14,11 @@ summarized) then the first `FINDINGS_PER_ORACLE` findings of each oracle in chun
 "findings": [{"index", "pointer", "value", "message"}]}`) and the summaries of the observed fields of a 2XX
 JSON body (`satori_ci.observe.summary`, by the checker's `summarize`) in chunks (`{"item", "iteration",
 "observed": {field: summary}}`).
-Newman's satori reporter (satori_ci/run/node) streams them to a file; in the Postman app they are plain
-console lines.
+Newman's satori reporter (satori_ci/run/node) streams them to a file. They are written only when the variable
+`RESULTS_VARIABLE` is set (satori-ci's own runs set it in their environment): plain Newman (`newman run` on a
+collection `satori-ci collection` wrote) and the Postman app print no such line unless asked
+(`--env-var satoriResults=1`). Each script's first line starts with `// satori-ci: `, which tells the reporter
+satori-ci's scripts from the team's (whose tests it reports apart).
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ from satori_ci.postman.checker_js import oracle_json, segments_json
 
 CHECKER_VARIABLE = "satoriChecker"
 RESULT_PREFIX = "[satori-ci] "
+RESULTS_VARIABLE = "satoriResults"
+"""Set (to anything) to have the scripts write their machine-readable console lines."""
+OWN_SCRIPT = "// satori-ci: "
+"""How satori-ci's scripts start (the reporter's `OWN_SCRIPT`): every other script of a collection is the team's."""
 FINDINGS_PER_LINE = 50
 """Findings per console line: keeps each line bounded however many values of a response fail."""
 SHOWN_PER_TEST = 10
@@ -156,6 +163,9 @@ var observed = observedFields.length ?
   satori.summarize(observedFields, body, nullLike, MAX_VALUES, MAX_VALUE_LENGTH) : {};
 var observedKeys = Object.keys(observed);
 var whereAmI = { item: pm.info.requestId, iteration: pm.info.iteration };
+// satori-ci's runs read these lines (the variable is set in their environment); a plain run prints none
+var say = pm.variables.get(RESULTS) ? function (line) { console.log(PREFIX + JSON.stringify(line)); } :
+  function () {};
 var used = {};
 requires.forEach(function (name) { used[name] = pm.variables.get(name); });
 // the first PER_ORACLE findings of each oracle are printed, the rest counted
@@ -168,11 +178,11 @@ var omitted = [];
 Object.keys(perOracle).forEach(function (k) {
   if (perOracle[k] > PER_ORACLE) omitted.push([Number(k), perOracle[k] - PER_ORACLE]);
 });
-console.log(PREFIX + JSON.stringify({
+say({
   item: whereAmI.item, iteration: whereAmI.iteration, status: code, json: isJson, deep: tooDeep,
   findings: findings.length,
   omitted: omitted, exercised: exercised, vars: used, observed: observedKeys.length
-}));
+});
 // Chaining: values of this response fill the slots of the requests that need them (producer -> consumer).
 if (statusOk && isJson && code >= 200 && code < 300) {
   harvests.forEach(function (h) {
@@ -196,18 +206,18 @@ if (statusOk && isJson && code >= 200 && code < 300) {
   });
 }
 for (var start = 0; start < listed.length; start += PER_LINE) {
-  console.log(PREFIX + JSON.stringify({
+  say({
     item: whereAmI.item,
     iteration: whereAmI.iteration,
     findings: listed.slice(start, start + PER_LINE).map(function (f) {
       return { index: f.index, pointer: f.pointer, value: satori.truncateJson(f.value), message: f.message };
     })
-  }));
+  });
 }
 for (var first = 0; first < observedKeys.length; first += OBSERVED_PER_LINE) {
   var chunk = Object.create(null);
   observedKeys.slice(first, first + OBSERVED_PER_LINE).forEach(function (k) { chunk[k] = observed[k]; });
-  console.log(PREFIX + JSON.stringify({ item: whereAmI.item, iteration: whereAmI.iteration, observed: chunk }));
+  say({ item: whereAmI.item, iteration: whereAmI.iteration, observed: chunk });
 }
 
 // One test per oracle, named after its field, kind and value.
@@ -238,10 +248,11 @@ def build_prerequest_script(requires: Sequence[str], reason: str) -> tuple[str, 
         "// satori-ci: this request takes values from an earlier response; without them it is not sent.",
         f"var PREFIX = {js_literal(RESULT_PREFIX)};",
         f"var requires = {js_literal(list(requires))};",
+        f"var RESULTS = {js_literal(RESULTS_VARIABLE)};",
         "var missing = requires.filter(function (name) { return !pm.variables.has(name); });",
         "if (missing.length) {",
-        "  console.log(PREFIX + JSON.stringify({ item: pm.info.requestId, iteration: pm.info.iteration, "
-        f"skipped: {js_literal(reason)} }}));",
+        "  if (pm.variables.get(RESULTS)) console.log(PREFIX + JSON.stringify({ item: pm.info.requestId, "
+        f"iteration: pm.info.iteration, skipped: {js_literal(reason)} }}));",
         "  pm.execution.skipRequest();",
         "}",
     )
@@ -259,6 +270,7 @@ def build_test_script(operation_label: str, statuses: Sequence[str], by_status: 
         "// every array along a field path is walked; absent, null and null-like values are skipped.",
         f"var CHECKER = {js_literal(CHECKER_VARIABLE)};",
         f"var PREFIX = {js_literal(RESULT_PREFIX)};",
+        f"var RESULTS = {js_literal(RESULTS_VARIABLE)};",
         f"var PER_LINE = {FINDINGS_PER_LINE};",
         f"var PER_ORACLE = {FINDINGS_PER_ORACLE};",
         f"var SHOWN = {SHOWN_PER_TEST};",

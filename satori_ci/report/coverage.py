@@ -3,6 +3,7 @@ whose oracles met no value. Untrusted text (paths, details) is left for each ren
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from satori_ci.plan.model import Skip, SkipKind
@@ -49,12 +50,21 @@ class Coverage:
         return out + (f" · {self.left_out} oracles on operations not sent" if self.left_out else "")
 
 
+def distinct(skips: Iterable[Skip]) -> tuple[Skip, ...]:
+    """The first skip of each operation and kind: the plan and a team collection's request may both say why one
+    operation is not sent (a non-safe one it calls), and an operation counts once."""
+    found: dict[tuple[str, SkipKind], Skip] = {}
+    for skip in skips:
+        found.setdefault((skip.label, skip.kind), skip)
+    return tuple(found.values())
+
+
 def coverage_of(run: RunResult) -> Coverage | None:
     """None for runs without per-operation figures (recorded responses)."""
     if not run.coverage and not run.skipped:
         return None
     groups: dict[SkipKind, list[Skip]] = {}
-    for skip in run.skipped:
+    for skip in distinct(run.skipped):
         groups.setdefault(skip.kind, []).append(skip)
     unexercised = tuple((c.label, c.sent, c.checked, c.enabled) for c in run.coverage
                         if c.sent and c.enabled and not c.exercised)

@@ -28,6 +28,8 @@ class Outcome(StrEnum):
     """Violations, none failing under fail-on."""
     SERVER_ERRORS = "server_errors"
     """5XX answers that fail the check under fail-on (no violations)."""
+    TEAM_TESTS_FAILED = "team_tests_failed"
+    """Tests of the team's own collection failed (`team-tests: fail`), no violation failing the check."""
     UNREACHABLE = "unreachable"
     """Staging could not be asked, or no response could be checked."""
     AUTH_FAILED = "auth_failed"
@@ -67,12 +69,16 @@ def verdict(spec: SpecCheck, fail_on: FailOn) -> Verdict:
     if run.violations:
         fields = len({(v.operation, v.field) for v in run.violations})
         failing = spec.failing_count(fail_on)
-        outcome = Outcome.VIOLATIONS if failing else Outcome.TOLERATED
+        outcome = Outcome.VIOLATIONS if failing else (
+            Outcome.TEAM_TESTS_FAILED if spec.failing_team_tests(fail_on) else Outcome.TOLERATED)
         suspect = len(spec.suspect_violations()) + sum(o.omitted for o in run.omitted if spec.is_suspect(o.oracle))
         preexisting = sum(1 for v in run.violations if spec.is_preexisting(v))
         return Verdict(outcome, run.violation_count, failing, fields, suspect=suspect, preexisting=preexisting)
     if spec.failing_server_errors(fail_on):
         return Verdict(Outcome.SERVER_ERRORS, len(run.server_errors), len(run.server_errors))
+    if spec.failing_team_tests(fail_on) and run.team_tests is not None:
+        first = run.team_tests.failures[0].label if run.team_tests.failures else ""
+        return Verdict(Outcome.TEAM_TESTS_FAILED, failing=run.team_tests.failing, detail=first)
     if not run.requests and not run.infrastructure:
         if run.nothing_checked:
             return Verdict(Outcome.NOTHING_CHECKED, detail=f"no request was sent ({len(run.skipped)} "
@@ -199,7 +205,9 @@ def _spec_json(spec: SpecCheck, fail_on: FailOn) -> dict[str, Any]:
                       "operations": [c.to_dict() for c in run.coverage],
                       "not_sent": [k.to_dict() for k in run.skipped],
                       "server_errors": [e.to_dict() for e in run.server_errors],
-                      "violations_omitted": [o.to_dict() for o in run.omitted]}
+                      "violations_omitted": [o.to_dict() for o in run.omitted],
+                      "team_tests": run.team_tests.to_dict() if run.team_tests is not None else None,
+                      "opted_in": [r.to_dict() for r in run.opted_in]}
         out["violations"] = [{**v.to_dict(), "new": spec.is_new(v), "failing": id(v) in failing,
                               "suspect": spec.is_suspect(v.oracle), "preexisting": spec.is_preexisting(v)}
                              for v in run.violations]
@@ -230,5 +238,6 @@ def report_json(report: CheckReport) -> dict[str, Any]:
         "fail_on": report.fail_on.value,
         "violations": report.violations,
         "server_errors": report.server_errors,
+        "team_tests_failing": report.team_tests_failing,
         "specs": [_spec_json(s, report.fail_on) for s in report.specs],
     }

@@ -4,8 +4,10 @@ One `<testsuite>` per spec. Its test cases, in a stable order: the spec could be
 staging answered, the credentials were accepted, enough oracles met a value (`<error>`s: the run proves nothing),
 enough of the oracles the change adds or changes met a value (a `<failure>` when not: exit 4), no 5XX answer; then
 one per violated oracle (classname `METHOD /path STATUS`, name `field kind`: a `<failure>` when its violations fail
-the check under fail-on, else passed with why in `<system-out>`); then one per operation with enabled oracles
-(`<skipped>` with the reason when none of its responses was checked: not sent, needs a value, refused, not found).
+the check under fail-on, else passed with why in `<system-out>`); one per listed test of the team's own Postman
+collection (classname `team collection: Folder/Request`, a `<failure>` when it fails the check); then one per
+operation with enabled oracles (`<skipped>` with the reason when none of its responses was checked: not sent,
+needs a value, refused, not found).
 Every text is redacted, cut and made one line by `escape.terminal` before `xml.etree.ElementTree` escapes it;
 characters XML 1.0 forbids are written as `\\uNNNN`. No timestamp: the only time is the run's own `seconds`, so
 the same report gives the same bytes.
@@ -22,7 +24,9 @@ from satori_ci.report import escape as esc
 from satori_ci.report.json_report import group_violations
 from satori_ci.report.model import CheckReport, FailOn, SpecCheck, identity
 from satori_ci.report.oracle_text import describe
+from satori_ci.report.team_text import NOT_RUN
 from satori_ci.run.model import RunResult, Violation
+from satori_ci.run.team import TeamTestOutcome
 
 DETAIL_LINES = 5
 """Violations (or problems) listed in one failure's text; the rest are counted."""
@@ -152,6 +156,27 @@ def _violation_cases(spec: SpecCheck, run: RunResult, fail_on: FailOn) -> list[_
     return out
 
 
+def _team_cases(spec: SpecCheck, run: RunResult, fail_on: FailOn) -> list[_Case]:
+    """One case per listed test of the team's collection (classname: its request), a failure when it fails the check;
+    one skipped case when the runner did not run them."""
+    tests = run.team_tests
+    if tests is None or not tests.shown:
+        return []
+    if not tests.ran:
+        return [_Case("team collection", "team tests", "skipped", "not_run", NOT_RUN)]
+    out = []
+    for t in tests.listed:
+        case = _Case(f"team collection: {t.request.name or t.request.method + ' ' + t.request.url}", t.name)
+        if t.outcome is TeamTestOutcome.SKIPPED:
+            case.outcome, case.kind, case.message = "skipped", "skipped", "pm.test.skip"
+        elif t.outcome is TeamTestOutcome.FAILED and spec.failing_team_tests(fail_on):
+            case.outcome, case.kind, case.message = "failure", "team_test", t.message or "failed"
+        elif t.outcome is TeamTestOutcome.FAILED:
+            case.out = [f"failed, not failing the check (team-tests: {tests.policy.value}, or fail-on): {t.message}"]
+        out.append(case)
+    return out
+
+
 def _operation_cases(run: RunResult) -> list[_Case]:
     skips = {k.label: k for k in run.skipped}
     out = []
@@ -182,7 +207,7 @@ def _cases(spec: SpecCheck, fail_on: FailOn) -> list[_Case]:
     if spec.error is not None or run is None:
         return cases
     return [*cases, *_staging_cases(spec, run), *_change_cases(spec), _server_error_case(spec, run, fail_on),
-            *_violation_cases(spec, run, fail_on), *_operation_cases(run)]
+            *_violation_cases(spec, run, fail_on), *_team_cases(spec, run, fail_on), *_operation_cases(run)]
 
 
 def _case_element(case: _Case) -> ET.Element:

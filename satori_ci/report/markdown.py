@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from satori_ci.errors import ExitCode
 from satori_ci.infer.interface import inferred_count
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
@@ -14,8 +12,6 @@ from satori_ci.report import escape as esc
 from satori_ci.report.accept_commands import MAX_OPERATION_COMMANDS, all_command, command_block
 from satori_ci.report.coverage import KIND_TITLES, PER_OPERATION, coverage_of
 from satori_ci.report.json_report import (
-    Outcome,
-    Verdict,
     group_violations,
     new_suggestions,
     reviewed_changes,
@@ -25,6 +21,8 @@ from satori_ci.report.json_report import (
 from satori_ci.report.model import FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
 from satori_ci.report.run_text import observed_mark
+from satori_ci.report.team_text import markdown_section
+from satori_ci.report.verdict_text import icon, target, verdict_line
 from satori_ci.run.model import RunResult
 from satori_ci.spec.model import OperationKey
 
@@ -69,81 +67,6 @@ def _op(op: OperationKey, cell: bool = False) -> str:
 
 def _field(path: str, cell: bool = False) -> str:
     return (esc.cell_code if cell else esc.code)(path, 200) if path else "(body)"
-
-
-def _target(run: RunResult) -> str:
-    return "recorded responses" if run.runner == "verify" else "staging"
-
-
-Fmt = Callable[[str], str]
-
-
-def verdict_words(spec: SpecCheck, fail_on: FailOn, found: Verdict, code: Fmt = esc.code, text: Fmt = esc.text) -> str:
-    """The verdict in words, without its icon; `code` and `text` escape for the output's format."""
-    name, run, o = code(spec.spec), spec.run, found.outcome
-    if o is Outcome.ERROR:
-        return f"{name} could not be checked: {text(found.detail)}"
-    if run is None or o is Outcome.NOT_RUN:
-        return f"Oracles not run on {name}: {text(found.detail or 'not requested')}"
-    counted = f"{_plural(found.violations, 'oracle violation')} in {_plural(found.fields, 'field')} of {name}"
-    suspect = f", {found.suspect} on suspect oracles" if found.suspect else ""
-    if fail_on is FailOn.NEW_VIOLATIONS and found.preexisting:
-        suspect += f", {found.preexisting} pre-existing"
-    if o is Outcome.VIOLATIONS:
-        if found.failing < found.violations and fail_on is FailOn.NEW_VIOLATIONS:
-            return f"{counted} ({found.failing} on oracles added or changed here{suspect})"
-        return counted + (f" ({found.suspect} on suspect oracles, not failing)" if found.suspect else "")
-    if o is Outcome.TOLERATED:
-        if fail_on is FailOn.NEW_VIOLATIONS:
-            none = "none new" if found.preexisting else "none"
-            why = f": {none} on an oracle this pull request added or changed{suspect}"
-        elif fail_on is FailOn.VIOLATIONS and found.suspect:
-            why = ": every one on a suspect oracle, which observed responses of the base branch violate too"
-        else:
-            why = ""
-        return f"{counted}, not failing the check (fail-on {code(fail_on.value)}{why})"
-    if o is Outcome.SERVER_ERRORS:
-        return f"{_plural(found.violations, 'server error')} (5XX) from {_target(run)} on {name}"
-    if o is Outcome.AUTH_FAILED:
-        return f"{_target(run).capitalize()} refused the credentials for {name}: {text(found.detail)}"
-    if o is Outcome.NOTHING_CHECKED:
-        return f"Nothing was checked on {name}: {text(found.detail)}"
-    if o is Outcome.UNREACHABLE:
-        if run.infrastructure:
-            failed = f"{len(run.infrastructure)} of {_plural(run.requests, 'request')} failed"
-            return f"{_target(run).capitalize()} could not be reached for {name}: {failed} ({text(found.detail)})"
-        return f"No response from {_target(run)} could be checked for {name}: {text(found.detail)}"
-    change = spec.change
-    if o is Outcome.CHANGE_UNCHECKED and change is not None:
-        return (f"The change to {name} went unchecked: {change.exercised} of "
-                f"{_plural(change.changed, 'oracle')} it adds or changes exercised against {_target(run)}, at least "
-                f"{change.required} asked (min-changed-exercised)")
-    found_coverage = coverage_of(run)
-    if found_coverage is not None:
-        changed = f"{change.exercised} of {_plural(change.changed, 'oracle')} this change adds or changes, " \
-            if change else ""
-        return (f"No violations in {name}: {changed}{found_coverage.exercised} of "
-                f"{_plural(found_coverage.enabled, 'oracle')}{' in all' if change else ''} exercised against "
-                f"{_target(run)} ({_plural(run.checked, 'response')})")
-    return (f"No violations in {name}: {_plural(spec.oracles_enabled, 'oracle')} checked against "
-            f"{_target(run)} ({_plural(run.checked, 'response')})")
-
-
-_ICONS = {Outcome.ERROR: "🛑", Outcome.VIOLATIONS: "❌", Outcome.TOLERATED: "⚠️", Outcome.UNREACHABLE: "⚠️",
-          Outcome.NOT_RUN: "ℹ️", Outcome.CLEAN: "✅", Outcome.SERVER_ERRORS: "❌", Outcome.AUTH_FAILED: "⚠️",
-          Outcome.NOTHING_CHECKED: "⚠️", Outcome.CHANGE_UNCHECKED: "⚠️"}
-
-
-def icon(spec: SpecCheck, outcome: Outcome) -> str:
-    """The verdict's emoji (a spec that failed on infrastructure gets a warning, not a stop sign)."""
-    if outcome is Outcome.ERROR and spec.error_code is ExitCode.INFRASTRUCTURE:
-        return "⚠️"
-    return _ICONS[outcome]
-
-
-def verdict_line(spec: SpecCheck, fail_on: FailOn, found: Verdict) -> str:
-    """The one line a reviewer reads first, in Markdown."""
-    return f"{icon(spec, found.outcome)} {verdict_words(spec, fail_on, found)}"
 
 
 def _context(spec: SpecCheck, fail_on: FailOn, run_url: str | None) -> str:
@@ -411,9 +334,10 @@ def render_body(spec: SpecCheck, fail_on: FailOn, limits: Limits = FULL, run_url
         link = f" ([workflow run]({url}))" if (url := esc.link_url(run_url or "")) else ""
         lines += ["> [!NOTE]", f"> Shortened to fit GitHub's comment size limit: {CUT_NOTE}{link}.", ""]
     if spec.error is None:
-        lines += [*_violations(spec, fail_on, limits), *_suspects(spec, limits), *_problems(spec.run, limits),
-                  *_change(spec, limits), *_coverage(spec.run, limits), *_oracle_changes(spec, limits),
-                  *_suggestions(spec, limits), *_spec_changes(spec, limits), *_howto(spec)]
+        lines += [*_violations(spec, fail_on, limits), *markdown_section(spec.run, limits.items, limits.collapse),
+                  *_suspects(spec, limits), *_problems(spec.run, limits), *_change(spec, limits),
+                  *_coverage(spec.run, limits), *_oracle_changes(spec, limits), *_suggestions(spec, limits),
+                  *_spec_changes(spec, limits), *_howto(spec)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -444,7 +368,7 @@ def render_resolved(spec: SpecCheck) -> str:
     run = spec.run
     if run is not None and run.checked:
         lines.append(f"The earlier findings are fixed: {_plural(spec.oracles_enabled, 'oracle')} checked against "
-                     f"{_target(run)} ({_plural(run.checked, 'response')}), none broken.")
+                     f"{target(run)} ({_plural(run.checked, 'response')}), none broken.")
     else:
         lines.append("The earlier findings of this check are gone.")
     return "\n".join(lines) + "\n"

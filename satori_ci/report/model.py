@@ -134,6 +134,12 @@ class SpecCheck:
         found = self.change
         return found is not None and found.short
 
+    def failing_team_tests(self, fail_on: FailOn) -> int:
+        """The team collection's failing tests that fail the check (`team-tests: fail`; never under fail-on never)."""
+        if self.run is None or fail_on is FailOn.NEVER:
+            return 0
+        return self.run.failing_team_tests
+
     def failing_server_errors(self, fail_on: FailOn) -> int:
         """5XX answers that fail the check: under fail-on `violations`, unless the config only reports them."""
         if self.run is None or fail_on is not FailOn.VIOLATIONS:
@@ -155,10 +161,11 @@ class CheckReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        """0 clean, 1 violations at or above fail-on, 2 a spec could not be read, 3 staging could not be asked, 4 the
-        run exercised too few of the oracles the change adds or changes."""
+        """0 clean, 1 violations at or above fail-on (or failing team tests), 2 a spec could not be read, 3 staging
+        could not be asked, 4 the run exercised too few of the oracles the change adds or changes."""
         codes = [s.error_code for s in self.specs if s.error_code is not None]
-        if any(s.failing_violations(self.fail_on) or s.failing_server_errors(self.fail_on) for s in self.specs):
+        if any(s.failing_violations(self.fail_on) or s.failing_server_errors(self.fail_on)
+               or s.failing_team_tests(self.fail_on) for s in self.specs):
             return ExitCode.VIOLATIONS
         if ExitCode.INPUT_ERROR in codes:
             return ExitCode.INPUT_ERROR
@@ -178,3 +185,8 @@ class CheckReport:
     @property
     def server_errors(self) -> int:
         return sum(len(s.run.server_errors) for s in self.specs if s.run is not None)
+
+    @property
+    def team_tests_failing(self) -> int:
+        """The team collections' failing tests that fail the check."""
+        return sum(s.failing_team_tests(self.fail_on) for s in self.specs)

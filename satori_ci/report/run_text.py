@@ -11,8 +11,9 @@ from typing import Any
 
 from satori_ci.oracles.model import OBSERVED, Oracle
 from satori_ci.plan.model import SENT, SkipKind
-from satori_ci.report.coverage import coverage_of
-from satori_ci.report.escape import visible
+from satori_ci.report.coverage import coverage_of, distinct
+from satori_ci.report.escape import clip, visible
+from satori_ci.report.team_text import MESSAGE_LIMIT, NOT_RUN
 from satori_ci.run.model import RunResult, Violation
 
 MAX_LISTED = 200
@@ -45,6 +46,10 @@ def summary_line(result: RunResult, seconds: bool = True) -> str:
     ]
     if result.server_errors:
         parts.append(_plural(len(result.server_errors), "server error"))
+    team = result.team_tests
+    if team is not None and team.shown and team.ran:
+        parts.append(f"team tests: {team.counts()}" + (" (team-tests: warn)" if team.failed and not team.failing
+                                                        else ""))
     if result.infrastructure:
         parts.append(_plural(len(result.infrastructure), "infrastructure problem"))
     if result.unchecked:
@@ -53,7 +58,7 @@ def summary_line(result: RunResult, seconds: bool = True) -> str:
     if found is not None:
         parts.append(found.headline().replace(" · ", ", "))
     if result.skipped:
-        parts.append(f"{len(result.skipped)} operation(s) not sent")
+        parts.append(f"{len({k.label for k in result.skipped})} operation(s) not sent")
     timing = f", {result.seconds:.1f} s" if seconds else ""
     return f"{result.runner}: " + ", ".join(parts) + f"{timing}"
 
@@ -71,6 +76,7 @@ def run_text(result: RunResult) -> str:
     for o in result.omitted:
         out.append(f"... {o.omitted} more violations of {o.operation}  {o.field or '(body)'}  {o.oracle.kind.value} "
                    f"not listed (the first {o.listed} are)")
+    out += _team_lines(result)
     for e in result.server_errors:
         attempts = f" after {_plural(e.attempts, 'attempt')}" if e.attempts > 1 else ""
         out.append(f"SERVER ERROR {e.status}: {e.request.method} {e.request.url}{attempts}{e.hint}")
@@ -79,8 +85,9 @@ def run_text(result: RunResult) -> str:
         out.append(f"INFRASTRUCTURE {p.kind.value}: {p.request.method} {p.request.url}: {p.detail}{attempts}")
     for u in result.unchecked:
         out.append(f"NOT CHECKED {u.kind.value}: {u.request.method} {u.request.url}: {u.detail}")
-    unsafe = [k for k in result.skipped if k.kind is SkipKind.UNSAFE_METHOD]
-    for skip in result.skipped:
+    skipped = distinct(result.skipped)
+    unsafe = [k for k in skipped if k.kind is SkipKind.UNSAFE_METHOD]
+    for skip in skipped:
         if skip.kind is not SkipKind.UNSAFE_METHOD or len(unsafe) <= 3:
             out.append(f"{'NOT REACHED' if skip.kind in SENT else 'NOT SENT'} {skip.label}: {skip.detail}")
     if len(unsafe) > 3:
@@ -96,6 +103,25 @@ def run_text(result: RunResult) -> str:
             out.append(f"error: {problem}")
     out.append(summary_line(result, seconds=result.runner != "verify"))
     return "".join(visible(line) + "\n" for line in out)
+
+
+def _team_lines(result: RunResult) -> list[str]:
+    """The team collection's failing tests (or that they were not run) and its opted-in requests."""
+    out = []
+    team = result.team_tests
+    if team is not None and team.shown:
+        if not team.ran:
+            out.append(f"note: team tests: {NOT_RUN}")
+        word = "TEAM TEST FAILED" if team.failing else "TEAM TEST FAILED (team-tests: warn)"
+        out += [f"{word} {t.label}: {clip(t.message, MESSAGE_LIMIT) or 'failed'}" for t in team.failures]
+        if team.failed > len(team.failures):
+            out.append(f"... and {team.failed - len(team.failures)} more failing team tests (counted in the JSON "
+                       "report)")
+    for r in result.opted_in:
+        answers = ", ".join("no answer" if s is None else f"HTTP {s}" for s in r.statuses)
+        out.append(f"SENT (opted in) {r.method} {r.path} ({r.label}): {answers}" if r.statuses else
+                   f"NOT SENT (opted in) {r.method} {r.path} ({r.label}): {r.detail}")
+    return out
 
 
 def run_json(result: RunResult, extra: dict[str, Any] | None = None) -> str:

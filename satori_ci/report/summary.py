@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from satori_ci.report import escape as esc
 from satori_ci.report.accept_commands import all_command
 from satori_ci.report.json_report import new_suggestions, reviewed_changes, suggestion_key, verdict
-from satori_ci.report.markdown import FULL, SHORTER, Limits, icon, render_body, verdict_line
+from satori_ci.report.markdown import FULL, SHORTER, Limits, render_body
 from satori_ci.report.model import CheckReport, SpecCheck
+from satori_ci.report.verdict_text import icon, verdict_line
 
 SUMMARY_LIMIT = 1_000_000
 """Bytes: GitHub takes at most 1 MiB of summary per step."""
@@ -66,7 +67,10 @@ def render_summary(report: CheckReport, overflows: Mapping[str, str] | None = No
     """GitHub-flavoured Markdown for `$GITHUB_STEP_SUMMARY`, under GitHub's 1 MiB."""
     overflows = overflows or {}
     code = int(report.exit_code)
-    head = [f"## {_HEADLINES.get(code, 'satori-ci')}", "",
+    headline = _HEADLINES.get(code, "satori-ci")
+    if code == 1 and not report.violations and report.team_tests_failing:
+        headline = "❌ satori-ci: tests of your Postman collection failed"
+    head = [f"## {headline}", "",
             f"{len(report.specs)} spec(s) · {report.violations} violation(s) · fail-on `{report.fail_on.value}` · "
             f"exit code {code}", ""]
     if report.specs:

@@ -8,6 +8,7 @@ from satori_ci.infer.interface import inferred_count
 from satori_ci.observe.keys import suspect_key
 from satori_ci.oracles.model import Oracle
 from satori_ci.report import escape as esc
+from satori_ci.report import team_text
 from satori_ci.report.accept_commands import all_command, operation_commands
 from satori_ci.report.coverage import KIND_TITLES, PER_OPERATION, coverage_of, grouped_unchecked
 from satori_ci.report.json_report import (
@@ -18,10 +19,10 @@ from satori_ci.report.json_report import (
     suggestion_key,
     verdict,
 )
-from satori_ci.report.markdown import verdict_words
 from satori_ci.report.model import CheckReport, FailOn, SpecCheck
 from satori_ci.report.oracle_text import describe
 from satori_ci.report.run_text import observed_mark
+from satori_ci.report.verdict_text import verdict_words
 from satori_ci.run.model import RunResult, Violation
 from satori_ci.spec.model import OperationKey
 
@@ -34,7 +35,8 @@ _CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "
 _SYMBOLS = {Outcome.ERROR: ("✖", "red"), Outcome.VIOLATIONS: ("✖", "red"), Outcome.TOLERATED: ("⚠", "yellow"),
             Outcome.UNREACHABLE: ("⚠", "yellow"), Outcome.NOT_RUN: ("ℹ", "cyan"), Outcome.CLEAN: ("✔", "green"),
             Outcome.SERVER_ERRORS: ("✖", "red"), Outcome.AUTH_FAILED: ("⚠", "yellow"),
-            Outcome.NOTHING_CHECKED: ("⚠", "yellow"), Outcome.CHANGE_UNCHECKED: ("⚠", "yellow")}
+            Outcome.NOTHING_CHECKED: ("⚠", "yellow"), Outcome.CHANGE_UNCHECKED: ("⚠", "yellow"),
+            Outcome.TEAM_TESTS_FAILED: ("✖", "red")}
 
 
 def _paint(colour: bool, text: str, *styles: str) -> str:
@@ -104,6 +106,14 @@ def _problems(run: RunResult | None, paint: partial[str]) -> list[str]:
               for u, count in grouped_unchecked(run)]
     lines += [f"  note: {_t(n)}" for n in run.notes]
     return [paint("Requests and responses", "bold"), *_more(lines, "  ")] if lines else []
+
+
+def _team(run: RunResult | None, paint: partial[str]) -> list[str]:
+    """The team collection's failing tests and its opted-in requests."""
+    if run is None or not team_text.shown(run):
+        return []
+    lines = [f"  {e}" for e in team_text.entries(run, partial(_t, limit=200), _t)]
+    return [paint(team_text.title(run), "bold"), *_more(lines, "  ")]
 
 
 def _coverage(run: RunResult | None, paint: partial[str]) -> list[str]:
@@ -230,9 +240,9 @@ def render_spec(spec: SpecCheck, fail_on: FailOn, colour: bool) -> str:
     out = [paint(f"{symbol} {words}", hue, "bold"), paint(_context(spec, fail_on), "dim")]
     out += [paint(f"  ! {_t(n, 500)}", "yellow") for n in spec.notices]
     if spec.error is None:
-        for section in (_violations(spec, fail_on, paint), _suspects(spec, paint), _problems(spec.run, paint),
-                        _change(spec, paint), _coverage(spec.run, paint), _oracle_changes(spec, paint),
-                        _suggestions(spec, paint), _spec_changes(spec, paint)):
+        for section in (_violations(spec, fail_on, paint), _team(spec.run, paint), _suspects(spec, paint),
+                        _problems(spec.run, paint), _change(spec, paint), _coverage(spec.run, paint),
+                        _oracle_changes(spec, paint), _suggestions(spec, paint), _spec_changes(spec, paint)):
             if section:
                 out += ["", *section]
         run = spec.run
@@ -247,6 +257,7 @@ def render_terminal(report: CheckReport, colour: bool) -> str:
     parts = [render_spec(s, report.fail_on, colour) for s in report.specs]
     code = report.exit_code
     errors = f", {report.server_errors} server error(s)" if report.server_errors else ""
+    errors += f", {report.team_tests_failing} failing team test(s)" if report.team_tests_failing else ""
     failed = sum(1 for s in report.specs if s.error is not None)
     checked = (f"{len(report.specs) - failed} of {len(report.specs)} spec(s) checked" if failed
                else f"{len(report.specs)} spec(s) checked")

@@ -11,6 +11,9 @@ from satori_ci.observe.store import ObservationStore
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.model import Skip
 from satori_ci.plan.requests import FINDINGS_PER_ORACLE
+from satori_ci.run.refs import RequestRef as RequestRef  # the results' readers take it from here
+from satori_ci.run.refs import request_dict
+from satori_ci.run.team import OptedInRequest, TeamTests
 from satori_ci.spec.model import OperationKey
 
 AUTH_STATUSES = frozenset({401, 403})
@@ -18,18 +21,6 @@ VIOLATIONS_PER_ORACLE = FINDINGS_PER_ORACLE
 """Violations listed per oracle (operation, field, kind) in a run's results; the rest are counted, so that a
 response with a million failing values gives a report of kilobytes (the same for every runner). Never more than
 the test scripts print per response (`FINDINGS_PER_ORACLE`), or Newman would have fewer to list."""
-
-
-@dataclass(frozen=True, order=True)
-class RequestRef:
-    """Which request a result belongs to: the collection item, the iteration, and what was sent."""
-
-    item: str
-    """The collection item's id (or `line N` for recorded responses)."""
-    iteration: int
-    method: str
-    url: str
-    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,7 +43,7 @@ class Violation:
             "field": self.field, "oracle": self.oracle.kind.value,
             "oracle_value": list(self.oracle.value) if isinstance(self.oracle.value, tuple) else self.oracle.value,
             "source": self.oracle.source, "pointer": self.pointer, "value": self.value, "message": self.message,
-            "request": _request_dict(self.request),
+            "request": request_dict(self.request),
         }
 
 
@@ -85,7 +76,7 @@ class ServerError:
                 "requests: values in .satori.yml)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "attempts": self.attempts, "request": _request_dict(self.request),
+        return {"status": self.status, "attempts": self.attempts, "request": request_dict(self.request),
                 "placeholders": list(self.guessed)}
 
 
@@ -123,7 +114,7 @@ class InfraProblem:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "detail": self.detail, "attempts": self.attempts,
-                "request": _request_dict(self.request)}
+                "request": request_dict(self.request)}
 
 
 class ResponseProblemKind(StrEnum):
@@ -151,7 +142,7 @@ class ResponseProblem:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "status": self.status, "detail": self.detail,
-                "request": _request_dict(self.request)}
+                "request": request_dict(self.request)}
 
 
 @dataclass(frozen=True)
@@ -245,6 +236,10 @@ class RunResult:
     """Violations not listed in `violations` (past the first `VIOLATIONS_PER_ORACLE` of an oracle), counted."""
     observed: ObservationStore | None = None
     """What the checked 2XX JSON responses looked like, field by field (when the run observed them)."""
+    team_tests: TeamTests | None = None
+    """The team collection's own tests (None: no team collection)."""
+    opted_in: tuple[OptedInRequest, ...] = ()
+    """The team's non-safe requests that were opted in, in its order, and what they got."""
 
     @property
     def violation_count(self) -> int:
@@ -312,6 +307,11 @@ class RunResult:
         return self.server_errors if self.fail_on_server_errors else ()
 
     @property
+    def failing_team_tests(self) -> int:
+        """The team's failing tests that fail the run (`team-tests: fail`)."""
+        return self.team_tests.failing if self.team_tests is not None else 0
+
+    @property
     def problem_code(self) -> ExitCode:
         """3 when the server could not be asked, refused the credentials, or nothing was checked; else 0
         (what the run says about staging, whatever the findings)."""
@@ -321,9 +321,9 @@ class RunResult:
 
     @property
     def exit_code(self) -> ExitCode:
-        """1 for violations (and server errors); 3 when the server could not be asked, refused the credentials,
-        or no enabled oracle was exercised."""
-        if self.violations or self.failing_server_errors:
+        """1 for violations (and server errors, failing team tests); 3 when the server could not be asked, refused
+        the credentials, or no enabled oracle was exercised."""
+        if self.violations or self.failing_server_errors or self.failing_team_tests:
             return ExitCode.VIOLATIONS
         return self.problem_code
 
@@ -348,9 +348,7 @@ class RunResult:
             "infrastructure": [p.to_dict() for p in self.infrastructure],
             "unchecked": [p.to_dict() for p in self.unchecked],
             "notes": list(self.notes),
+            "team_tests": self.team_tests.to_dict() if self.team_tests is not None else None,
+            "opted_in": [r.to_dict() for r in self.opted_in],
         }
-
-
-def _request_dict(ref: RequestRef) -> dict[str, Any]:
-    return {"item": ref.item, "name": ref.name, "iteration": ref.iteration, "method": ref.method, "url": ref.url}
 

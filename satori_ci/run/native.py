@@ -45,6 +45,7 @@ from satori_ci.run.outcome import (
     request_ref,
 )
 from satori_ci.run.pace import Pace
+from satori_ci.run.scriptless import unsendable
 
 Sleep = Callable[[float], None]
 Session = requests.Session
@@ -360,10 +361,6 @@ def run_native(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep
                 tally.skip(unsent.operation, *(stopped_by(trip) if stopped else (unsent.kind, unsent.detail)))
             if trip is not None:
                 break
-    scripted = sum(1 for r in planned.requests() if r.given is not None and r.given.scripted)
-    if scripted:
-        notes = (*notes, f"the native runner does not run the team collection's scripts ({scripted} request(s) "
-                         "have some): use --runner newman to run them")
     return tripped_first(tally.result(time.monotonic() - started, (*planned.notes, *notes), planned),
                          sending.breaker.tripped)
 
@@ -424,10 +421,9 @@ def send_one(session: requests.Session, request: PlannedRequest, sending: Sendin
     budget); a request that cannot be sent is a skip."""
     if request.requires:
         return Exchange(skipped=request.skip_reason), None, 0
-    if request.given is not None and request.given.unresolved:
-        names = ", ".join("{{" + n + "}}" for n in request.given.unresolved)
-        return Exchange(skipped=f"{request.given.label} needs {names}, which the collection's scripts set: "
-                                "run it with --runner newman"), None, 0
+    unsent = unsendable(request.given) if request.given is not None else None
+    if unsent:
+        return Exchange(skipped=unsent), None, 0
     config, base_url = sending.config, sending.base_url
     if not sending.breaker.allows(base_url):
         return _UNSENT, None, 0

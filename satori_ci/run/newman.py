@@ -32,13 +32,15 @@ from satori_ci.plan.model import SkipKind
 from satori_ci.plan.requests import PlannedRequest, RequestSet
 from satori_ci.postman.export import BASE_URL_VARIABLE, collection_json, header_variables
 from satori_ci.postman.read import TeamCollection
+from satori_ci.postman.script import RESULTS_VARIABLE
 from satori_ci.run.breaker import Breaker, cause_of, no_answer, not_sent, tripped_first, unsent_kind
 from satori_ci.run.discover import Discovery, discover
 from satori_ci.run.errors import RunError, RunErrorKind
-from satori_ci.run.model import RunResult
+from satori_ci.run.model import RequestRef, RunResult
 from satori_ci.run.native import OUT_OF_TIME
-from satori_ci.run.newman_report import TOO_LARGE_CODE, NewmanReport, exchange_of, read_report
+from satori_ci.run.newman_report import TOO_LARGE_CODE, Assertion, NewmanReport, exchange_of, read_report
 from satori_ci.run.outcome import Exchange, Progress, RunConfig, Tally, base_url_of, credentials, request_ref
+from satori_ci.run.team import TeamTest, TeamTestOutcome
 
 TeamSource: TypeAlias = TeamCollection
 """What the requests' given ones come from: the team's collection, whose file Newman runs with the assertions added."""
@@ -94,7 +96,8 @@ def find_newman() -> str:
 
 def _environment(team: TeamCollection | None, base_url: str, variables: dict[str, str]) -> dict[str, Any]:
     values = [{"key": k, "value": v, "type": "default", "enabled": True}
-              for k, v in (team.environment if team is not None else ())]
+              for k, v in (team.environment if team is not None else ()) if k != RESULTS_VARIABLE]
+    values.append({"key": RESULTS_VARIABLE, "value": "1", "type": "default", "enabled": True})
     if team is None or BASE_URL_VARIABLE not in {k for k, _ in (*team.variables, *team.environment)}:
         values.append({"key": BASE_URL_VARIABLE, "value": base_url, "type": "default", "enabled": True})
     values.extend({"key": k, "value": v, "type": "secret", "enabled": True} for k, v in sorted(variables.items()))
@@ -354,6 +357,7 @@ def run_newman(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep
     tally = Tally("newman", planned, config)
     base_url = base_url_of(config)
     trip = breaker.tripped
+    refs: dict[tuple[str, int], RequestRef] = {}
     for iteration, item in _pairs(planned, config.iterations):
         if (item.id, iteration) not in final:
             tally.skip(item.label, unsent_kind(trip), watch.stopped or not_sent(trip))
@@ -361,8 +365,33 @@ def run_newman(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep
         ex, attempts = final[(item.id, iteration)]
         if trip is not None and watch.tripped_at == (item.id, iteration):
             ex = replace(ex, detail=trip.line)
-        tally.add(item, request_ref(item, iteration, base_url, ex.used), ex, attempts)
+        refs[(item.id, iteration)] = request_ref(item, iteration, base_url, ex.used)
+        tally.add(item, refs[(item.id, iteration)], ex, attempts)
+    if planned.given is not None:
+        _team_results(tally, report, planned, refs)
     return tripped_first(tally.result(time.monotonic() - started, (*planned.notes, *notes), planned), trip)
+
+
+def _team_results(tally: Tally, report: NewmanReport, planned: RequestSet, refs: dict[tuple[str, int], RequestRef]
+                  ) -> None:
+    """The team's own tests, on every request of the run (on its requests, and on satori-ci's through its collection
+    and folder scripts), and the answers of its requests outside the plan, from Newman's report, in run order."""
+    given = {r.id: r for r in planned.given.requests} if planned.given is not None else {}
+    planned_ids = {r.id for r in planned.requests()}
+    for (item, iteration), rec in report.records.items():
+        request = given.get(item)
+        ref = refs.get((item, iteration)) or (RequestRef(item, iteration, request.method, request.url, request.label)
+                                              if request is not None else RequestRef(item, iteration, "", ""))
+        for found in rec.team_tests:
+            tally.team.test(TeamTest(found.name, ref, _outcome(found), found.error or ""))
+        if request is not None and item not in planned_ids and rec.requested:
+            tally.team.sent(request, rec.status if rec.error is None else None)
+
+
+def _outcome(found: Assertion) -> TeamTestOutcome:
+    if found.skipped:
+        return TeamTestOutcome.SKIPPED
+    return TeamTestOutcome.PASSED if found.error is None else TeamTestOutcome.FAILED
 
 
 def _exchange(item: PlannedRequest, report: NewmanReport, key: tuple[str, int], watch: _Watch) -> Exchange | None:

@@ -36,11 +36,17 @@ def problem_of(code: str | None, message: str) -> ProblemKind:
 
 @dataclass(frozen=True)
 class Assertion:
-    """One `pm.test` as Newman ran it."""
+    """One `pm.test` as Newman ran it (or, of the team's scripts, one that threw: `error` is its message)."""
 
     name: str
     skipped: bool
     error: str | None
+    team: bool = False
+    """A test of the team's own scripts (not of satori-ci's)."""
+
+
+SCRIPT_ERRORS = {"test": "(error in the test script)", "prerequest": "(error in the pre-request script)"}
+"""The name a team script that threw is reported under (Newman counts it as a failure, as a failed test)."""
 
 
 @dataclass
@@ -54,7 +60,11 @@ class NewmanRecord:
     result: dict[str, Any] | None = None
     findings: list[FindingLine] = field(default_factory=list)
     assertions: list[Assertion] = field(default_factory=list)
+    """The tests of satori-ci's own script."""
+    team_tests: list[Assertion] = field(default_factory=list)
+    """The team's own tests and script errors, in run order."""
     exception: str | None = None
+    """The message of satori-ci's own script, when it threw."""
     observed: dict[str, Any] = field(default_factory=dict)
     """The observed fields' summaries the test script printed (JSON, by field path)."""
 
@@ -110,10 +120,17 @@ def read_report(lines: Iterable[str]) -> NewmanReport:
                 rec.result = data
         elif kind == "assertion":
             rec = report.record(entry.get("item"), entry.get("iteration"))
-            rec.assertions.append(Assertion(str(entry.get("name")), bool(entry.get("skipped")), entry.get("error")))
+            error = entry.get("error")
+            found = Assertion(str(entry.get("name")), bool(entry.get("skipped")),
+                              None if error is None else str(error), entry.get("team") is True)
+            (rec.team_tests if found.team else rec.assertions).append(found)
         elif kind == "exception":
             rec = report.record(entry.get("item"), entry.get("iteration"))
-            rec.exception = str(entry.get("message"))
+            if entry.get("team") is True:
+                name = SCRIPT_ERRORS.get(str(entry.get("listen")), "(error in a script)")
+                rec.team_tests.append(Assertion(name, False, str(entry.get("message")), True))
+            else:
+                rec.exception = str(entry.get("message"))
         elif kind == "done":
             report.done = True
             report.error = entry.get("error")

@@ -34,6 +34,7 @@ from satori_ci.run.model import (
     Violation,
     ViolationCap,
 )
+from satori_ci.run.team import TeamLog, TeamTestPolicy, credential_headers
 
 Progress = Callable[[int, int, str], None]
 
@@ -77,6 +78,8 @@ class RunConfig:
     outlives the run."""
     min_exercised: int = 1
     fail_on_server_errors: bool = True
+    team_tests: TeamTestPolicy = TeamTestPolicy.FAIL
+    """What the team collection's own failing tests do (Newman runs them)."""
     progress: Progress | None = field(default=None, compare=False, repr=False)
     """Told (done, total, what) as requests finish: for a progress bar."""
 
@@ -298,7 +301,11 @@ class Tally:
         self.runtime_skips: dict[str, tuple[SkipKind, str]] = {}
         self.statuses: dict[str, list[tuple[int | None, str]]] = {}
         self.order: list[str] = []
-        self.headers: tuple[str, ...] = _credential_headers(planned, config)
+        self.headers: tuple[str, ...] = credential_headers(
+            planned.auth_variables if planned else (), config.environ if config else None,
+            config.headers if config else ())
+        self.team = TeamLog(planned.given if planned else None, planned.left_out if planned else ())
+        """The team collection's tests, opted-in requests and credential headers (the runner feeds its tests)."""
         observes = planned is not None and any(r.observed for r in planned.requests())
         self.log: ObservationLog | None = ObservationLog() if observes else None
 
@@ -313,6 +320,8 @@ class Tally:
 
     def add(self, request: PlannedRequest, ref: RequestRef, exchange: Exchange, attempts: int = 1) -> None:
         label = self._seen(request)
+        if request.given is not None:
+            self.team.sent(request.given, exchange.status if exchange.problem is None else None, exchange.skipped or "")
         if exchange.skipped is not None:
             self.runtime_skips.setdefault(label, (SkipKind.NO_INPUT, exchange.skipped))
             return
@@ -414,26 +423,17 @@ class Tally:
         return RunResult(self.runner, self.requests, self.checked,
                          tuple(sorted(self.cap.kept, key=lambda v: self._at(v.request))),
                          tuple(sorted(self.infrastructure, key=lambda x: self._at(x.request))),
-                         tuple(sorted(self.unchecked, key=lambda x: self._at(x.request))), seconds, tuple(notes),
+                         tuple(sorted(self.unchecked, key=lambda x: self._at(x.request))), seconds,
+                         tuple(notes),
                          server_errors=tuple(sorted(self.server_errors, key=lambda x: self._at(x.request))),
                          skipped=self._skipped(skips),
                          coverage=self._coverage(skips),
-                         headers_sent=self.headers,
+                         headers_sent=self.team.sent_headers(self.headers),
                          min_exercised=config.min_exercised if config else 1,
                          fail_on_server_errors=config.fail_on_server_errors if config else True,
-                         omitted=self.cap.omitted, observed=self.log.store() if self.log is not None else None)
-
-
-def _credential_headers(requests: RequestSet | None, config: RunConfig | None) -> tuple[str, ...]:
-    names: dict[str, None] = {}
-    if requests is not None:
-        for param in requests.auth_variables:
-            if config is None or config.environ.get(param.variable):
-                names.setdefault(f"{param.name} ({param.location})" if param.location != "header" else param.name)
-    if config is not None:
-        for header, _ in config.headers:
-            names.setdefault(header)
-    return tuple(names)
+                         omitted=self.cap.omitted, observed=self.log.store() if self.log is not None else None,
+                         team_tests=self.team.result(self.runner, config.team_tests if config else TeamTestPolicy.FAIL),
+                         opted_in=self.team.opted_in(self.runner))
 
 
 def request_ref(request: PlannedRequest, iteration: int, base_url: str,

@@ -115,6 +115,22 @@ class PathTemplate:
             values.extend(found)
         return tuple(values)
 
+    def bind_greedy(self, segments: Sequence[str], name: str) -> Pairs | None:
+        """As `bind`, but the parameter `name`, a whole segment (`{name}`), takes two or more non-empty segments,
+        joined by `/` (a file path in `/files/{path}`); None when the others do not fit or it takes one."""
+        at = next((i for i, s in enumerate(self.segments) if s.whole == name), None)
+        extra = len(segments) - len(self.segments)
+        if at is None or extra < 1:
+            return None
+        taken = segments[at:at + extra + 1]
+        if not all(taken):
+            return None
+        before = PathTemplate(self.text, self.segments[:at]).bind(segments[:at])
+        after = PathTemplate(self.text, self.segments[at + 1:]).bind(segments[at + extra + 1:])
+        if before is None or after is None:
+            return None
+        return (*before, (name, "/".join(taken)), *after)
+
     def pattern(self) -> re.Pattern[str]:
         """A regex over concrete paths (as written, not decoded): a parameter takes one or more characters other
         than `/`."""

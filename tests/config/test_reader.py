@@ -90,8 +90,8 @@ BAD = [
      ":3: 'specs[].requests' must be a mapping"),
     ('specs:\n  - path: x\n    requests:\n      sends: 1\n',
      ":4: unknown key 'specs[].requests.sends' (expected one of budget, chain, collection, concurrency, "
-     "environment, min_changed_exercised, min_exercised, operations, rate, server_errors, time_budget, unsafe, "
-     "values)"),
+     "environment, min_changed_exercised, min_exercised, operations, rate, server_errors, team_tests, time_budget, "
+     "unsafe, values)"),
     ('specs:\n  - path: x\n    requests:\n      operations: [a]\n',
      ':4: \'requests.operations\' must map "METHOD /path" to values'),
     ("specs:\n  - path: x\n    requests:\n      operations:\n        'GET reports': {a: 1}\n",

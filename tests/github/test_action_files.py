@@ -107,7 +107,7 @@ def test_action_inputs_are_the_ones_the_entrypoint_reads() -> None:
         "specs", "staging-url", "staging-headers", "backend", "openai-api-key", "openai-base-url", "model",
         "oracles-dir", "fail-on", "comment", "runner", "github-token", "config", "pull-request", "base-sha",
         "shard", "merge", "timeout", "budget", "time-budget", "rate", "concurrency", "min-changed-exercised",
-        "junit", "sarif"}
+        "junit", "sarif", "team-tests"}
     assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
     assert set(action["outputs"]) == {"oracles-added", "oracles-changed", "oracles-removed", "violations",
                                       "report", "oracle-files", "shard-report", "junit-file", "sarif-file"}

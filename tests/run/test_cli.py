@@ -29,7 +29,7 @@ def test_collection_to_a_file_and_to_stdout(tmp_path: Path, capsys: pytest.Captu
     out = tmp_path / "out" / "collection.json"
     assert main(["collection", SPEC, "--oracles", ORACLES, "--out", str(out), "--base-url", "http://s:1"]) == 0
     err = capsys.readouterr().err
-    assert err == f"wrote {out}: 2 operations, 4 requests, 22 enabled oracles\n"
+    assert err == f"wrote {out}: 4 requests for 2 operations, 22 enabled oracles\n"
     written = out.read_text(encoding="utf-8")
     assert json.loads(written)["variable"][0]["value"] == "http://s:1"
     assert main(["collection", SPEC, "--oracles", ORACLES, "--base-url", "http://s:1"]) == 0

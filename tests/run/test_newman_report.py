@@ -52,3 +52,26 @@ def test_a_broken_line_is_an_error_not_a_silent_loss() -> None:
 ])
 def test_node_errors_are_classified(code: str | None, message: str, kind: ProblemKind) -> None:
     assert problem_of(code, message) is kind
+
+
+def test_the_teams_tests_and_script_errors_are_kept_apart_from_satoris_own() -> None:
+    lines = [_line(type="request", item="x", iteration=0, status=200, error=None),
+             _line(type="assertion", item="x", iteration=0, name="status is 200", skipped=False, error=None,
+                   team=False),
+             _line(type="assertion", item="x", iteration=0, name="team: has 99", skipped=False,
+                   error="expected 4 to equal 99", team=True),
+             _line(type="assertion", item="x", iteration=0, name="team: later", skipped=True, error=None, team=True),
+             _line(type="exception", item="x", iteration=0, message="boom is not defined", team=True,
+                   listen="prerequest"),
+             _line(type="exception", item="y", iteration=0, message="ours threw", team=False, listen="test"),
+             _line(type="assertion", item="z", iteration=1, name="an older reporter's line", skipped=False,
+                   error=None),
+             _line(type="done", error=None)]
+    report = read_report(iter(lines))
+    x = report.records[("x", 0)]
+    assert [a.name for a in x.assertions] == ["status is 200"] and x.exception is None
+    assert [(a.name, a.skipped, a.error) for a in x.team_tests] == [
+        ("team: has 99", False, "expected 4 to equal 99"), ("team: later", True, None),
+        ("(error in the pre-request script)", False, "boom is not defined")]
+    assert report.records[("y", 0)].exception == "ours threw" and not report.records[("y", 0)].team_tests
+    assert [a.name for a in report.records[("z", 1)].assertions] == ["an older reporter's line"]

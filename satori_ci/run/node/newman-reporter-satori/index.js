@@ -9,14 +9,18 @@
 // Lines: {"type": "request", item, iteration, status, location, error} for every request sent
 //        (location: the Location header of the response; error: {code, message, status});
 //        {"type": "result", ...} the test script's own lines (console.log with the satori-ci prefix);
-//        {"type": "assertion", item, iteration, name, skipped, error} every pm.test (error: its message or null);
-//        {"type": "exception", item, iteration, message} a script that threw;
+//        {"type": "assertion", item, iteration, name, skipped, error, team} every pm.test (error: its message or
+//        null; team: false for the tests of satori-ci's own scripts, true for the collection's others);
+//        {"type": "exception", item, iteration, message, team, listen} a script that threw (listen: test or
+//        prerequest);
 //        {"type": "done", error} once, last.
 'use strict';
 var fs = require('fs');
 var path = require('path');
 
 var PREFIX = '[satori-ci] ';
+// satori-ci's own scripts start with this line (satori_ci/postman/script.py); every other script is the team's.
+var OWN_SCRIPT = '// satori-ci: ';
 var TOO_LARGE = 'ERESPONSETOOLARGE';
 var SIZE_MESSAGE = 'Maximum response size reached';
 
@@ -107,8 +111,33 @@ module.exports = function SatoriReporter(emitter, options) {
   }
   write(JSON.stringify({ type: 'bounds', max_bytes: maxBytes, deadline_ms: deadlineMs, error: problem }));
 
+  // the ids of satori-ci's own scripts, told apart from the team's by their first line before they run: the
+  // cursor of a script's assertions and exceptions carries its id
+  var own = Object.create(null);
+  var listens = Object.create(null);
+  emitter.on('beforeScript', function (err, o) {
+    var script = o && o.script;
+    var exec = script && script.exec;
+    var first = Array.isArray(exec) ? exec[0] : exec;
+    if (!script || !script.id) return;
+    if (typeof first === 'string' && first.indexOf(OWN_SCRIPT) === 0) own[script.id] = true;
+    listens[script.id] = o.event && typeof o.event.listen === 'string' ? o.event.listen : null;
+  });
+
+  // the item each run of an item (cursor.ref) is of: an exception's event names no item
+  var items = Object.create(null);
+  emitter.on('beforeItem', function (err, o) {
+    if (o && o.cursor && o.cursor.ref && o.item && o.item.id) items[o.cursor.ref] = o.item.id;
+  });
+
+  function team(o) {
+    var id = o && o.cursor && o.cursor.scriptId;
+    return !(id && own[id]);
+  }
+
   function itemId(o) {
-    return o && o.item && o.item.id ? o.item.id : null;
+    if (o && o.item && o.item.id) return o.item.id;
+    return (o && o.cursor && o.cursor.ref && items[o.cursor.ref]) || null;
   }
 
   function iteration(o) {
@@ -151,7 +180,8 @@ module.exports = function SatoriReporter(emitter, options) {
       iteration: iteration(o),
       name: o && typeof o.assertion === 'string' ? o.assertion : null,
       skipped: Boolean(o && o.skipped),
-      error: err ? String(err.message || err) : null
+      error: err ? String(err.message || err) : null,
+      team: team(o)
     }));
   });
 
@@ -161,7 +191,9 @@ module.exports = function SatoriReporter(emitter, options) {
       type: 'exception',
       item: itemId(o),
       iteration: iteration(o),
-      message: String((error && (error.message || error)) || 'script error')
+      message: String((error && (error.message || error)) || 'script error'),
+      team: team(o),
+      listen: (o && o.cursor && listens[o.cursor.scriptId]) || null
     }));
   });
 
