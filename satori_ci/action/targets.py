@@ -88,7 +88,7 @@ def targets(ctx: ActionContext, config: ProjectConfig, trusted: ProjectConfig, s
         staging = sending.staging(os.environ, ctx.inputs.staging_url, inputs)
         plan, plan_notes = sending.plan_settings(os.environ, budget=BudgetFlags(*ctx.inputs.budget))
         rev = ctx.base_sha if ctx.is_pull_request and ctx.base_sha else None
-        team = load_team(sending.requests.collection, sending.requests.environment, rev)
+        team = load_team(sending.requests.collection, sending.requests.environment, rev, staging.url)
         feed(*header_secrets(v for _, v in staging.headers), *url_secrets(staging.url), *team_secrets(team),
              *value_secrets(sending, os.environ))
         for note in (*staging.notes, *plan_notes):

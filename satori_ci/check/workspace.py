@@ -15,6 +15,7 @@ from pathlib import Path
 from satori_ci.errors import terminate_as_interrupt
 from satori_ci.oracles.errors import OracleFileError
 from satori_ci.oracles.file import oracle_file_name
+from satori_ci.postman.export import BASE_URL_VARIABLE
 from satori_ci.postman.read import TeamCollection, TeamCollectionError, read_team_collection
 from satori_ci.redaction import header_secrets, key_like
 from satori_ci.spec.errors import SpecError
@@ -128,8 +129,11 @@ def team_secrets(team: TeamCollection | None) -> list[str]:
     return [v for v in out if v and "{{" not in v]
 
 
-def load_team(collection: str | None, environment: str | None, rev: str | None = None) -> TeamCollection | None:
-    """The team's collection (and environment), read from the working tree or, with `rev`, from that commit."""
+def load_team(collection: str | None, environment: str | None, rev: str | None = None,
+              base_url: str | None = None) -> TeamCollection | None:
+    """The team's collection (and environment), read from the working tree or, with `rev`, from that commit; the
+    base URL the user gave (`base_url`: a flag, an input, the trusted config) is the team's `{{baseUrl}}`, whatever
+    its environment or variables say."""
     if collection is None:
         if environment is not None:
             raise TeamCollectionError(f"{environment}: an environment file needs a collection "
@@ -137,4 +141,6 @@ def load_team(collection: str | None, environment: str | None, rev: str | None =
         return None
     name = f"{rev}:{collection}" if rev else collection
     env_name = (f"{rev}:{environment}" if rev else environment) if environment else None
-    return read_team_collection(_read(name), name, _read(env_name) if env_name else None, env_name)
+    overrides = ((BASE_URL_VARIABLE, base_url),) if base_url else ()
+    return read_team_collection(_read(name), name, _read(env_name) if env_name else None, env_name,
+                                overrides=overrides)

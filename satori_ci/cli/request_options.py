@@ -144,6 +144,7 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
         raise UsageError("--min-exercised must be 0 or more")
     min_exercised = wanted if wanted is not None else settings.requests.min_exercised_or_default
     team = load_team(args.postman_collection or settings.requests.collection,
-                     args.postman_environment or (None if args.postman_collection else settings.requests.environment))
+                     args.postman_environment or (None if args.postman_collection else settings.requests.environment),
+                     base_url=staging.url)
     return RequestInputs(tuple(headers), tuple(references), plan, min_exercised,
                          settings.requests.fail_on_server_errors, tuple(notes), team)

@@ -9,6 +9,7 @@ do not call.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -99,6 +100,13 @@ def _optional_query(operation: Operation) -> tuple[str, ...]:
 
 
 GivenCalls = dict[tuple[str, str], list[GivenRequest]]
+_PLACEHOLDER = re.compile(r"\{\{[^{}]+\}\}")
+
+
+def _param_text(value: str) -> str:
+    """A team request's path parameter as the requests fed from it carry it: percent-encoded, but a `{{variable}}`
+    its scripts set kept as it is, for Newman to fill when it sends them."""
+    return value if _PLACEHOLDER.fullmatch(value) else quote(value, safe="")
 OraclesByOperation = dict[tuple[str, str], dict[str, list[Oracle]]]
 
 
@@ -168,7 +176,7 @@ class _Expansion:
             planned = self.planned.get((method, path))
             observed = self.observed(method, path, operation.statuses)
             for request in found_calls:
-                sample = SampleRequest(tuple((k, quote(v, safe="")) for k, v in request.params), (), (), None, None)
+                sample = SampleRequest(tuple((k, _param_text(v)) for k, v in request.params), (), (), None, None)
                 out.append(PlannedRequest(
                     id=request.id, name=request.label, method=method, path=path,
                     operation_id=operation.operation_id, statuses=operation.statuses, oracles=by_status,
@@ -239,8 +247,11 @@ def build_requests(spec: Spec, oracles: Sequence[Oracle], base_url: str | None =
     counts = tuple((f"{m} {p}", sum(len(v) for v in found.values())) for (m, p), found in by_operation.items())
     expansion = _Expansion(spec, tuple(null_like), plan, observe, notes)
     calls, removed, given_skips = _given_calls(given, unsafe) if given else ({}, (), ())
+    # an operation the team calls only with values its scripts set keeps the plan's own requests too: a runner
+    # without scripts (native) sends those, not the team's
+    waiting = {key for key, found in calls.items() if all(r.waits_for_scripts() for r in found)}
     skipped = tuple(k for k in (plan.skipped if plan else ()) if (k.method, k.path) not in calls
-                    or k.kind is SkipKind.IGNORED) + given_skips
+                    or (k.method, k.path) in waiting or k.kind is SkipKind.IGNORED) + given_skips
     ignored = {(k.method, k.path) for k in skipped if k.kind is SkipKind.IGNORED}
     skipped_keys = {(k.method, k.path) for k in skipped}
     for operation in spec.operations:
@@ -252,11 +263,11 @@ def build_requests(spec: Spec, oracles: Sequence[Oracle], base_url: str | None =
         team_group = expansion.given_group(given, calls, by_operation, ignored)
         if team_group is not None:
             groups.append(team_group)
-        for key in calls:
+        for key in calls.keys() - waiting:
             by_operation.pop(key, None)
     operations = [p.operation for p in plan.operations] if plan else list(spec.operations)
     for operation in operations:
-        if (operation.method, operation.path) in calls:
+        if (operation.method, operation.path) in calls.keys() - waiting:
             continue
         group = expansion.operation_group(operation, by_operation.pop((operation.method, operation.path), {}))
         if group is not None:

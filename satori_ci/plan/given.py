@@ -59,3 +59,7 @@ class GivenRequests:
     """The file they come from (for messages)."""
     name: str
     requests: tuple[GivenRequest, ...]
+    auth: Pairs = field(default=(), repr=False)
+    """The auth header satori-ci's own requests (the operations the team's do not call) borrow from the team: that of
+    its requests when all that have an auth have the same one (its collection's, or one written on each request);
+    the run's own headers of that name come first."""

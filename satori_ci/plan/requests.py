@@ -164,11 +164,25 @@ class PlannedRequest:
                 headers[existing] = ("Cookie", "; ".join([headers[existing][1], *cookies]))
         return _replaced(headers, extra)
 
-    def headers(self, variables: Mapping[str, str], extra: Pairs = ()) -> list[tuple[str, str]]:
-        """The headers sent: the variables' values in place, then `extra` (values as they are), which replace
-        headers of the same name."""
-        own = self.given.headers if self.given is not None else self.header_templates()
-        return list(_replaced([(k, substitute(v, variables)) for k, v in own], extra))
+    def headers(self, variables: Mapping[str, str], extra: Pairs = (), borrowed: Pairs = ()) -> list[tuple[str, str]]:
+        """The headers sent, the variables' values in place. A team's request keeps its own: `extra` (the run's
+        headers) only adds those it does not send. satori-ci's own requests take `extra` over theirs, then
+        `borrowed` (the team's auth, `GivenRequests.auth`) where neither sends that header."""
+        if self.given is not None:
+            return list(_completed([(k, substitute(v, variables)) for k, v in self.given.headers], extra))
+        templates = self.header_templates()
+        own = _replaced([(k, substitute(v, variables)) for k, v in templates], extra)
+        # a credential whose variable is unset (`Bearer {{SATORI_AUTH_BEARER}}` with no value) is not one
+        unset = {k.lower() for k, v in templates if any(not variables.get(n) for n in _REFERENCE.findall(v))}
+        unset -= {k.lower() for k, _ in extra}
+        sent = {k.lower() for k, v in own if v.strip() and k.lower() not in unset}
+        return list(_replaced(own, tuple(h for h in borrowed if h[0].lower() not in sent)))
+
+
+def _completed(headers: Sequence[tuple[str, str]], extra: Pairs) -> Pairs:
+    """`headers`, and those of `extra` whose names none of them has."""
+    names = {k.lower() for k, _ in headers}
+    return (*headers, *(h for h in extra if h[0].lower() not in names))
 
 
 def _replaced(headers: Sequence[tuple[str, str]], extra: Pairs) -> Pairs:

@@ -10,14 +10,16 @@ not call. Header values are never written: a header is `{{variable}}` (`header_v
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from satori_ci.plan.requests import ID_NAMESPACE, HarvestStep, PlannedRequest, RequestGroup, RequestSet
 from satori_ci.postman.assertify import assertify
 from satori_ci.postman.checker_js import CHECKER_JS, segments_json
+from satori_ci.postman.match import shared_auth
 from satori_ci.postman.read import TeamCollection
 from satori_ci.postman.script import CHECKER_VARIABLE, build_prerequest_script, build_test_script
 
@@ -141,12 +143,40 @@ def _team_dict(requests: RequestSet, team: TeamCollection, headers: Pairs) -> di
         variables.append((BASE_URL_VARIABLE, requests.base_url))
     out = assertify(team, {r.id: script_for(r) for r in own}, variables)
     _drop_items(out, set(requests.left_out))
-    if headers and own:
-        _add_headers(out, {r.id for r in own}, headers)
+    if headers and requests.given is not None:  # every request of the team's (those calling no operation too)
+        _add_headers(out, {g.id: {k.lower() for k, _ in g.headers} for g in requests.given.requests}, headers)
     folders = [_folder_dict(g, found, headers) for g, found in generated if found]
     if folders:
-        out["item"].append({"name": TEAM_FOLDER, "item": folders})
+        folder: dict[str, Any] = {"name": TEAM_FOLDER, "item": folders}
+        borrowed = borrowed_auth(team)
+        if borrowed is not None:
+            folder["auth"] = borrowed
+        out["item"].append(folder)
     return out
+
+
+def borrowed_auth(team: TeamCollection) -> dict[str, Any] | None:
+    """The auth the folder of satori-ci's own requests carries, as the team wrote it (its `{{variables}}` kept, no
+    value resolved): none when the collection has its own (the folder inherits it), else that of the team's requests
+    when all that have one have the same (`shared_auth`)."""
+    top = team.raw.get("auth")
+    if isinstance(top, dict) and isinstance(top.get("type"), str):
+        return None
+    shared = shared_auth(team)
+    if shared is None:
+        return None
+    node: Any = team.raw
+    found: Any = None
+    for index in shared.index_path:
+        node = node["item"][index]
+        auth = node.get("auth") if isinstance(node, dict) else None
+        if isinstance(auth, dict) and isinstance(auth.get("type"), str):
+            found = auth
+        request = node.get("request") if isinstance(node, dict) else None
+        auth = request.get("auth") if isinstance(request, dict) else None
+        if isinstance(auth, dict) and isinstance(auth.get("type"), str):
+            found = auth
+    return copy.deepcopy(found) if isinstance(found, dict) else None
 
 
 def _drop_items(raw: dict[str, Any], ids: set[str]) -> None:
@@ -167,9 +197,9 @@ def _drop_items(raw: dict[str, Any], ids: set[str]) -> None:
     raw["item"] = walk(raw["item"])
 
 
-def _add_headers(raw: dict[str, Any], ids: set[str], headers: Sequence[tuple[str, str]]) -> None:
-    """Every request item with one of `ids` also sends `headers` (replacing same-named ones)."""
-    names = {k.lower() for k, _ in headers}
+def _add_headers(raw: dict[str, Any], sent: Mapping[str, set[str]], headers: Sequence[tuple[str, str]]) -> None:
+    """Every request item whose id `sent` has also sends those of `headers` it does not send itself (`sent[id]`: the
+    lower-case names of the headers it sends, its auth's included): the team's own are kept."""
 
     def walk(items: list[Any]) -> None:
         for item in items:
@@ -178,10 +208,11 @@ def _add_headers(raw: dict[str, Any], ids: set[str], headers: Sequence[tuple[str
             if isinstance(item.get("item"), list):
                 walk(item["item"])
             request = item.get("request")
-            if item.get("id") in ids and isinstance(request, dict):
+            own = sent.get(str(item.get("id")))
+            if own is not None and isinstance(request, dict):
                 found = request.get("header")
                 existing: list[Any] = found if isinstance(found, list) else []
-                kept = [h for h in existing if not (isinstance(h, dict) and str(h.get("key", "")).lower() in names)]
-                request["header"] = [*kept, *({"key": k, "value": v} for k, v in headers)]
+                added = [{"key": k, "value": v} for k, v in headers if k.lower() not in own]
+                request["header"] = [*existing, *added]
 
     walk(raw["item"])

@@ -186,8 +186,20 @@ def given_requests(team: TeamCollection, spec: Spec, base_url: str | None = None
     operation it calls, matched under the server requests go to (`base_url`, else the spec's) and the spec's
     servers."""
     bases = base_urls(spec, base_url)
+    shared = shared_auth(team)
+    header = shared.auth.header() if shared is not None and shared.auth is not None else None
     return GivenRequests(team.source, team.name,
-                         tuple(_given(team, r, spec.operations, bases) for r in team.requests))
+                         tuple(_given(team, r, spec.operations, bases) for r in team.requests),
+                         auth=(header,) if header else ())
+
+
+def shared_auth(team: TeamCollection) -> TeamRequest | None:
+    """The first of the team's requests with an auth, when all of them that have one have the same (its type and
+    values, variables resolved): what satori-ci's own requests borrow. None when there is none or they differ."""
+    with_auth = [r for r in team.requests if r.auth is not None]
+    if not with_auth or any(r.auth != with_auth[0].auth for r in with_auth):
+        return None
+    return with_auth[0]
 
 
 def _given(team: TeamCollection, request: TeamRequest, operations: Sequence[Operation],

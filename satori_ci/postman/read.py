@@ -171,14 +171,18 @@ class _Scope:
 
 def read_team_collection(text: str, name: str, environment: str | None = None,
                          environment_name: str | None = None, globals_text: str | None = None,
-                         globals_name: str | None = None) -> TeamCollection:
+                         globals_name: str | None = None, overrides: Pairs = ()) -> TeamCollection:
     """Parse a Postman v2.1 collection (and optionally an environment and a globals file) and resolve its requests:
-    environment values over collection variables over globals, as Newman does."""
+    environment values over collection variables over globals, as Newman does. `overrides` (the base URL the user
+    gave, as `baseUrl`) replace the environment's values of those names, or join them: both runners then send the
+    team's requests with them."""
     raw = _load_json(text, name)
     _check_collection(raw, name)
     variables = _variable_pairs(raw.get("variable"), name, "variable")
     env, env_secrets = _read_environment(environment, environment_name or "environment") if environment is not None \
         else ((), ())
+    overridden = {key for key, _ in overrides}
+    env = (*((k, v) for k, v in env if k not in overridden), *overrides)
     glob, glob_secrets = _read_environment(globals_text, globals_name or "globals") if globals_text is not None \
         else ((), ())
     values = {**dict(glob), **dict(variables), **dict(env)}

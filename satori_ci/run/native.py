@@ -265,7 +265,7 @@ def transfer(session: requests.Session, request: PlannedRequest, base_url: str, 
     connection opens within `config.connect_timeout_s`; `wary` (a host that has not answered yet): the status
     line comes within that time too."""
     url = request.url(base_url, variables)
-    headers = dict(request.headers(variables, config.headers))
+    headers = dict(request.headers(variables, config.headers, config.borrowed))
     body = request.body.encode("utf-8") if request.body is not None else None
     deadline = time.monotonic() + config.timeout_s
     # requests passes a urllib3 Timeout through as is (its type hints say float or tuple): `total` bounds the
@@ -324,6 +324,7 @@ def run_native(planned: RequestSet, config: RunConfig, sleep: Sleep = time.sleep
     the request set's budget. The run's own headers (`config.headers`) go with every request as they are. After
     `breaker.THRESHOLD` attempts in a row without an answer, nothing more is sent (`Breaker`)."""
     started = time.monotonic()
+    config = replace(config, borrowed=planned.given.auth) if planned.given is not None else config
     variables, notes = credentials(planned, config)
     base_url = base_url_of(config)
     tally = Tally("native", planned, config)

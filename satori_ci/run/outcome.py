@@ -80,6 +80,8 @@ class RunConfig:
     fail_on_server_errors: bool = True
     team_tests: TeamTestPolicy = TeamTestPolicy.FAIL
     """What the team collection's own failing tests do (Newman runs them)."""
+    borrowed: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """The team's auth header, for satori-ci's own requests that send none (`GivenRequests.auth`; native runner)."""
     progress: Progress | None = field(default=None, compare=False, repr=False)
     """Told (done, total, what) as requests finish: for a progress bar."""
 
@@ -134,8 +136,10 @@ def base_url_of(config: RunConfig) -> str:
 
 def credentials(requests: RequestSet, config: RunConfig) -> tuple[dict[str, str], tuple[str, ...]]:
     """The credential variables' values (from `config.environ`) and notes on the unset ones, as every runner
-    sends them; the run's own headers (`config.headers`) are sent with their values as they are."""
-    return auth_values(requests, config.environ, {h.lower() for h, _ in config.headers})
+    sends them; the run's own headers (`config.headers`) are sent with their values as they are, and a team's
+    shared auth (`GivenRequests.auth`) where neither sends that header."""
+    borrowed = requests.given.auth if requests.given is not None else ()
+    return auth_values(requests, config.environ, {h.lower() for h, _ in (*config.headers, *borrowed)})
 
 
 def auth_values(requests: RequestSet, environ: Mapping[str, str], replaced: frozenset[str] | set[str] = frozenset()
