@@ -165,11 +165,13 @@ class _Expansion:
                     ignored: set[tuple[str, str]]) -> RequestGroup | None:
         """The team's requests that call a spec operation, with its oracles, in the team's order."""
         out: list[PlannedRequest] = []
+        unchecked: list[str] = []
         for (method, path), found_calls in calls.items():
             if (method, path) in ignored:
                 continue
             operation = next(o for o in self.spec.operations if o.method == method and o.path == path)
             if not operation.statuses:
+                unchecked.extend(f"{r.label} ({method} {path})" for r in found_calls)
                 continue
             found = by_operation.get((method, path), {})
             by_status = tuple((st, tuple(found.get(st, ()))) for st in operation.statuses)
@@ -182,6 +184,10 @@ class _Expansion:
                     operation_id=operation.operation_id, statuses=operation.statuses, oracles=by_status,
                     sample=sample, parts=(), auth=(), null_like=self.nulls,
                     harvests=_harvest_steps(planned, sample), given=request, observed=observed))
+        if unchecked:
+            self.notes.append(f"{len(unchecked)} request(s) of {given.source} call an operation without a 2XX JSON "
+                              f"response in the spec: Newman sends them, nothing checks them, the native runner "
+                              f"does not send them: {', '.join(unchecked[:5])}{', ...' if len(unchecked) > 5 else ''}")
         order = [r.id for r in given.requests]
         out.sort(key=lambda r: order.index(r.id))
         return RequestGroup(f"{given.name} (team collection)", "", tuple(out)) if out else None

@@ -144,3 +144,23 @@ def test_small_helpers() -> None:
     assert substitute("{{a}}-{{b}}-{{ {c} }}", {"a": "1", "b": "{{a}}"}) == "1-{{a}}-{{ {c} }}"
     assert [(p.text, p.variable) for p in path_parts("/a/{id}/{x}.json/{a.b}", {"x": "v", "a.b": "w"})] == [
         ("a", None), ("", "id"), ("v.json", None), ("w", None)]
+
+
+def test_team_requests_on_an_operation_without_a_json_response_are_counted_in_a_note(tmp_path: Path) -> None:
+    spec_path = tmp_path / "api.json"
+    spec_path.write_text(json.dumps({"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/export": {"get": {"responses": {"200": {"description": "a file"}}}},
+        "/items": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {
+            "schema": {"type": "array", "items": {"type": "object"}}}}}}}}}}), encoding="utf-8")
+    spec = load_spec(str(spec_path))
+
+    def given(name: str, path: str) -> GivenRequest:
+        return GivenRequest(id=name, label=f"Team/{name}", method="GET", url=f"http://s{path}", headers=(), body=None,
+                            path=path, calls=("GET", path))
+
+    team = GivenRequests("team.json", "Team", (given("export", "/export"), given("items", "/items")))
+    planned = build_requests(spec, [], "http://s", given=team)
+    assert [r.id for r in planned.requests()] == ["items"]
+    assert ("1 request(s) of team.json call an operation without a 2XX JSON response in the spec: Newman sends "
+            "them, nothing checks them, the native runner does not send them: Team/export (GET /export)"
+            ) in planned.notes
