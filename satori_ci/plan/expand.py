@@ -13,7 +13,7 @@ import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.auth import auth_params
@@ -126,6 +126,28 @@ def _given_calls(given: GivenRequests, unsafe: Sequence[str]) -> tuple[GivenCall
         if request.calls is not None:
             calls.setdefault(request.calls, []).append(request)
     return calls, tuple(removed), tuple(skips)
+
+
+def _elsewhere(given: GivenRequests, base_url: str) -> tuple[str, ...]:
+    """A note on the team's requests written with a server of their own (a literal host, not `{{baseUrl}}`): they
+    do not go to the base URL given."""
+    found = [g.label for g in given.requests if _origin(g.url) not in (None, _origin(base_url))]
+    if not found:
+        return ()
+    return (f"{len(found)} request(s) of {given.source} name a server of their own, not the base URL given: sent "
+            f"there as written: {', '.join(found[:5])}{', ...' if len(found) > 5 else ''}",)
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an http(s) URL, None for another (`{{host}}/users`, unresolved)."""
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return parts.scheme.lower(), parts.hostname, port or (443 if parts.scheme.lower() == "https" else 80)
 
 
 def _oracles_by_operation(oracles: Sequence[Oracle], notes: list[str]) -> OraclesByOperation:
@@ -253,6 +275,7 @@ def build_requests(spec: Spec, oracles: Sequence[Oracle], base_url: str | None =
     counts = tuple((f"{m} {p}", sum(len(v) for v in found.values())) for (m, p), found in by_operation.items())
     expansion = _Expansion(spec, tuple(null_like), plan, observe, notes)
     calls, removed, given_skips = _given_calls(given, unsafe) if given else ({}, (), ())
+    notes.extend(_elsewhere(given, base_url) if given is not None and base_url else ())
     # an operation the team calls only with values its scripts set keeps the plan's own requests too: a runner
     # without scripts (native) sends those, not the team's
     waiting = {key for key, found in calls.items() if all(r.waits_for_scripts() for r in found)}

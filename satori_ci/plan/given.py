@@ -60,6 +60,6 @@ class GivenRequests:
     name: str
     requests: tuple[GivenRequest, ...]
     auth: Pairs = field(default=(), repr=False)
-    """The auth header satori-ci's own requests (the operations the team's do not call) borrow from the team: that of
-    its requests when all that have an auth have the same one (its collection's, or one written on each request);
-    the run's own headers of that name come first."""
+    """The credential headers satori-ci's own requests (the operations the team's do not call) borrow from the team,
+    values resolved: its collection's auth, else the credential its requests send alike (an auth or a header written
+    on each); the run's own headers of that name, then satori-ci's credentials that have a value, come first."""

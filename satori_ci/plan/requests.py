@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from satori_ci.oracles.model import Oracle
@@ -172,11 +172,16 @@ class PlannedRequest:
             return list(_completed([(k, substitute(v, variables)) for k, v in self.given.headers], extra))
         templates = self.header_templates()
         own = _replaced([(k, substitute(v, variables)) for k, v in templates], extra)
-        # a credential whose variable is unset (`Bearer {{SATORI_AUTH_BEARER}}` with no value) is not one
-        unset = {k.lower() for k, v in templates if any(not variables.get(n) for n in _REFERENCE.findall(v))}
-        unset -= {k.lower() for k, _ in extra}
-        sent = {k.lower() for k, v in own if v.strip() and k.lower() not in unset}
-        return list(_replaced(own, tuple(h for h in borrowed if h[0].lower() not in sent)))
+        sent = self.sent_names({n for _, v in templates for n in _REFERENCE.findall(v) if not variables.get(n)}, extra)
+        # a borrowed value still holding a `{{variable}}` waits for the team's scripts: not sent
+        return list(_replaced(own, tuple(h for h in borrowed if h[0].lower() not in sent
+                                         and not _REFERENCE.search(h[1]))))
+
+    def sent_names(self, unset: Collection[str], extra: Pairs = ()) -> frozenset[str]:
+        """The lower-case names of the headers satori-ci's own request sends of itself: `extra` (the run's) and its
+        own, but not a credential whose variable is in `unset` (`Bearer {{SATORI_AUTH_BEARER}}` with no value)."""
+        own = {k.lower() for k, v in self.header_templates() if not any(n in unset for n in _REFERENCE.findall(v))}
+        return frozenset({*own, *(k.lower() for k, _ in extra)})
 
 
 def _completed(headers: Sequence[tuple[str, str]], extra: Pairs) -> Pairs:

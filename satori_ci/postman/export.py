@@ -10,21 +10,20 @@ not call. Header values are never written: a header is `{{variable}}` (`header_v
 
 from __future__ import annotations
 
-import copy
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from satori_ci.plan.requests import ID_NAMESPACE, HarvestStep, PlannedRequest, RequestGroup, RequestSet
 from satori_ci.postman.assertify import assertify
+from satori_ci.postman.borrow import written_auth
 from satori_ci.postman.checker_js import CHECKER_JS, segments_json
-from satori_ci.postman.match import shared_auth
+from satori_ci.postman.read import BASE_URL_VARIABLE as BASE_URL_VARIABLE
 from satori_ci.postman.read import TeamCollection
 from satori_ci.postman.script import CHECKER_VARIABLE, build_prerequest_script, build_test_script
 
 SCHEMA_URL = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
-BASE_URL_VARIABLE = "baseUrl"
 EXTRA_HEADER_PREFIX = "SATORI_HEADER_"
 """The variables a run's own headers are read from (`header_variables`)."""
 TEAM_FOLDER = "satori-ci: operations this collection does not call"
@@ -91,14 +90,15 @@ def _folder_dict(group: RequestGroup, requests: Sequence[PlannedRequest], header
 
 
 def collection_dict(requests: RequestSet, team: TeamCollection | None = None, headers: Pairs = (),
-                    variables: Sequence[str] = ()) -> dict[str, Any]:
+                    variables: Sequence[str] = (), unset: Collection[str] | None = None) -> dict[str, Any]:
     """The collection: `team` is the collection the set's given requests come from (required with them);
-    `headers` are (header, `{{variable}}` template) pairs every request sends, replacing same-named ones;
-    `variables` are declared (empty, secret) for a user to set."""
+    `headers` are (header, `{{variable}}` template) pairs every request sends, replacing same-named ones (but the
+    team's own); `variables` are declared (empty, secret) for a user to set; `unset` (with `team`): the
+    credential variables without a value (None: all of them), where satori-ci's own requests borrow the team's auth."""
     if requests.given is not None:
         if team is None or team.source != requests.given.source:
             raise ValueError("the team collection the requests come from is needed to export them")
-        return _team_dict(requests, team, headers)
+        return _team_dict(requests, team, headers, unset)
     declared: list[dict[str, Any]] = [
         {"key": BASE_URL_VARIABLE, "value": requests.base_url, "type": "string",
          "description": "Where the API under test runs (satori-ci run --base-url sets it)."},
@@ -127,14 +127,17 @@ def collection_dict(requests: RequestSet, team: TeamCollection | None = None, he
 
 
 def collection_json(requests: RequestSet, team: TeamCollection | None = None, headers: Pairs = (),
-                    variables: Sequence[str] = ()) -> str:
+                    variables: Sequence[str] = (), unset: Collection[str] | None = None) -> str:
     """The collection's file (see `collection_dict`)."""
-    return json.dumps(collection_dict(requests, team, headers, variables), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(collection_dict(requests, team, headers, variables, unset), ensure_ascii=False,
+                      indent=2) + "\n"
 
 
-def _team_dict(requests: RequestSet, team: TeamCollection, headers: Pairs) -> dict[str, Any]:
+def _team_dict(requests: RequestSet, team: TeamCollection, headers: Pairs,
+               unset: Collection[str] | None) -> dict[str, Any]:
     """The team's collection with the assertions added, what it must not send removed, and the generated
-    requests (operations it does not call) in a folder of their own at the end."""
+    requests (operations it does not call) in a folder of their own at the end, with the team's auth (`borrow`)
+    where they send no credential of their own (`unset`: the credential variables without a value; None: all)."""
     own = [r for r in requests.requests() if r.given is not None]
     generated = [(g, tuple(r for r in g.requests if r.given is None)) for g in requests.groups]
     variables = [(CHECKER_VARIABLE, CHECKER_JS), *requests.chain_seeds]
@@ -148,35 +151,32 @@ def _team_dict(requests: RequestSet, team: TeamCollection, headers: Pairs) -> di
     folders = [_folder_dict(g, found, headers) for g, found in generated if found]
     if folders:
         folder: dict[str, Any] = {"name": TEAM_FOLDER, "item": folders}
-        borrowed = borrowed_auth(team)
-        if borrowed is not None:
-            folder["auth"] = borrowed
+        borrowed = requests.given.auth if requests.given is not None else ()
+        auth, written = written_auth(team, borrowed)
+        if auth is not None:
+            folder["auth"] = auth
+        own_ones = {r.id: r for _, found in generated for r in found}
+        if unset is None:
+            unset = frozenset(p.variable for p in requests.auth_variables)
+        for item in (i for f in folders for i in f["item"]):
+            _borrow(item, own_ones[item["id"]].sent_names(unset, headers), borrowed, written)
         out["item"].append(folder)
     return out
 
 
-def borrowed_auth(team: TeamCollection) -> dict[str, Any] | None:
-    """The auth the folder of satori-ci's own requests carries, as the team wrote it (its `{{variables}}` kept, no
-    value resolved): none when the collection has its own (the folder inherits it), else that of the team's requests
-    when all that have one have the same (`shared_auth`)."""
-    top = team.raw.get("auth")
-    if isinstance(top, dict) and isinstance(top.get("type"), str):
-        return None
-    shared = shared_auth(team)
-    if shared is None:
-        return None
-    node: Any = team.raw
-    found: Any = None
-    for index in shared.index_path:
-        node = node["item"][index]
-        auth = node.get("auth") if isinstance(node, dict) else None
-        if isinstance(auth, dict) and isinstance(auth.get("type"), str):
-            found = auth
-        request = node.get("request") if isinstance(node, dict) else None
-        auth = request.get("auth") if isinstance(request, dict) else None
-        if isinstance(auth, dict) and isinstance(auth.get("type"), str):
-            found = auth
-    return copy.deepcopy(found) if isinstance(found, dict) else None
+def _borrow(item: dict[str, Any], sent: frozenset[str], borrowed: Pairs, written: Pairs) -> None:
+    """satori-ci's own request `item` sends the team's auth (`borrowed`) where it sends no header of that name itself
+    (`sent`: the run's headers and its own credentials that have a value): the headers as the team wrote them
+    (`written`) added, and the team's Postman auth (its folder's or the collection's) stopped where it would replace
+    a header of its own."""
+    request = item["request"]
+    added = [(k, v) for k, v in written if k.lower() not in sent]
+    if added:
+        names = {k.lower() for k, _ in added}
+        request["header"] = [*(h for h in request["header"] if h["key"].lower() not in names),
+                             *({"key": k, "value": v} for k, v in added)]
+    if ({k.lower() for k, _ in borrowed} - {k.lower() for k, _ in written}) & sent:
+        request["auth"] = {"type": "noauth"}
 
 
 def _drop_items(raw: dict[str, Any], ids: set[str]) -> None:

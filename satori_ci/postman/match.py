@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from satori_ci.plan.expand import base_url_for
 from satori_ci.plan.given import GivenRequest, GivenRequests
+from satori_ci.postman.borrow import credential_names, team_auth
 from satori_ci.postman.read import TeamCollection, TeamRequest
 from satori_ci.postman.urls import SCHEME, split_origin
 from satori_ci.spec.model import Operation, Spec
@@ -184,22 +185,11 @@ def base_urls(spec: Spec, base_url: str | None = None) -> list[str]:
 def given_requests(team: TeamCollection, spec: Spec, base_url: str | None = None) -> GivenRequests:
     """Every request of the team's collection as the plan takes it: as it is sent (its auth applied), with the spec
     operation it calls, matched under the server requests go to (`base_url`, else the spec's) and the spec's
-    servers."""
+    servers; the auth satori-ci's own requests borrow from it (`borrow.team_auth`)."""
     bases = base_urls(spec, base_url)
-    shared = shared_auth(team)
-    header = shared.auth.header() if shared is not None and shared.auth is not None else None
     return GivenRequests(team.source, team.name,
                          tuple(_given(team, r, spec.operations, bases) for r in team.requests),
-                         auth=(header,) if header else ())
-
-
-def shared_auth(team: TeamCollection) -> TeamRequest | None:
-    """The first of the team's requests with an auth, when all of them that have one have the same (its type and
-    values, variables resolved): what satori-ci's own requests borrow. None when there is none or they differ."""
-    with_auth = [r for r in team.requests if r.auth is not None]
-    if not with_auth or any(r.auth != with_auth[0].auth for r in with_auth):
-        return None
-    return with_auth[0]
+                         auth=team_auth(team, credential_names(spec)))
 
 
 def _given(team: TeamCollection, request: TeamRequest, operations: Sequence[Operation],

@@ -22,6 +22,7 @@ from satori_ci.postman.urls import replace_query, text_of, url_text
 
 _ID_NAMESPACE = uuid.UUID("0b5f4f53-6c1e-4d0a-9a7e-3f2d9c1b7e44")
 _VARIABLE = re.compile(r"\{\{([^{}]*?)\}\}")  # Postman's own pattern (postman-collection Substitutor)
+_LEADING = re.compile(r"\{\{([^{}]*?)\}\}(?=[/?#]|$)")  # `{{baseUrl}}/users`, not `{{scheme}}://{{host}}`
 _DEPTH = 19  # Postman's VARS_SUBREPLACE_LIMIT
 _NO_BODY_METHODS = frozenset({"GET", "COPY", "HEAD", "PURGE", "UNLOCK"})  # Newman drops their bodies
 _RAW_CONTENT_TYPES = {"html": "text/html", "text": "text/plain", "json": "application/json",
@@ -29,6 +30,9 @@ _RAW_CONTENT_TYPES = {"html": "text/html", "text": "text/plain", "json": "applic
 _SENDABLE_AUTH = frozenset({"bearer", "basic", "apikey"})
 _SECRET_PARAMS = frozenset({"token", "password", "value", "accessToken", "refreshToken", "clientSecret",
                             "consumerSecret", "tokenSecret", "secretKey", "sessionToken", "privateKey"})
+_CREDENTIAL_HEADER = re.compile(r"^(proxy-)?authorization$|api-?key$|token$|secret$|^cookie$", re.IGNORECASE)
+BASE_URL_VARIABLE = "baseUrl"
+"""The variable a collection's URLs start with (`{{baseUrl}}/users`), as Postman's converter writes them."""
 
 Pairs = tuple[tuple[str, str], ...]
 
@@ -143,13 +147,23 @@ class TeamCollection:
     variables: Pairs = field(repr=False)
     """Enabled collection variables."""
     environment: Pairs = field(repr=False)
-    """Enabled environment values."""
+    """Enabled environment values (the team's own: see `overrides`)."""
     globals: Pairs = field(default=(), repr=False)
     """Enabled global values (a Postman globals file), under the collection's variables."""
     setters: tuple[tuple[str, str], ...] = ()
     """(variable, where) for each variable a script sets: where is the item's label, a folder's or "the collection"."""
     secrets: tuple[str, ...] = field(default=(), repr=False)
-    """Values never to print: `secret`-typed variables, the auth's tokens, passwords and key values."""
+    """Values never to print: `secret`-typed variables, the auth's tokens, passwords and key values, the values of
+    credential headers written on its requests (`Authorization`, `X-Api-Key`) and the credential they carry."""
+    auth: TeamAuth | None = field(default=None, repr=False)
+    """The collection's own auth (what its requests inherit), variables resolved; None for none or `noauth`."""
+    overrides: Pairs = field(default=(), repr=False)
+    """The values the run gives over the environment's (the base URL given, as `baseUrl`)."""
+
+    @property
+    def run_environment(self) -> Pairs:
+        """The environment the team's requests run with: its values, the `overrides` in place of theirs."""
+        return (*((k, v) for k, v in self.environment if k not in dict(self.overrides)), *self.overrides)
 
     def setter(self, name: str) -> str | None:
         """Where the first script that sets `name` is, if any."""
@@ -174,18 +188,21 @@ def read_team_collection(text: str, name: str, environment: str | None = None,
                          globals_name: str | None = None, overrides: Pairs = ()) -> TeamCollection:
     """Parse a Postman v2.1 collection (and optionally an environment and a globals file) and resolve its requests:
     environment values over collection variables over globals, as Newman does. `overrides` (the base URL the user
-    gave, as `baseUrl`) replace the environment's values of those names, or join them: both runners then send the
-    team's requests with them."""
+    gave, as `baseUrl`) come before the environment's values of those names: both runners send the team's requests
+    with them (`run_environment`). The base URL also takes the place of the one variable every request's URL starting
+    with a variable starts with, when that is not `baseUrl` (`{{host}}/users`)."""
     raw = _load_json(text, name)
     _check_collection(raw, name)
+    leading = set(_leading_variables(raw["item"]))
+    base = dict(overrides).get(BASE_URL_VARIABLE)
+    if base is not None and len(leading) == 1 and not leading <= {k for k, _ in overrides}:
+        overrides = (*overrides, (leading.pop(), base))
     variables = _variable_pairs(raw.get("variable"), name, "variable")
     env, env_secrets = _read_environment(environment, environment_name or "environment") if environment is not None \
         else ((), ())
-    overridden = {key for key, _ in overrides}
-    env = (*((k, v) for k, v in env if k not in overridden), *overrides)
     glob, glob_secrets = _read_environment(globals_text, globals_name or "globals") if globals_text is not None \
         else ((), ())
-    values = {**dict(glob), **dict(variables), **dict(env)}
+    values = {**dict(glob), **dict(variables), **dict(env), **dict(overrides)}
     top = _Scope((), _nearest_auth(raw, None), has_scripts(raw))
     sets = tuple(setters(raw))
     set_names = {key for key, _ in sets}
@@ -193,10 +210,12 @@ def read_team_collection(text: str, name: str, environment: str | None = None,
                      for r in _requests(raw["item"], (), top, values, name))
     info = raw.get("info")
     title = text_of(info.get("name")) if isinstance(info, dict) else ""
-    secrets = (*env_secrets, *glob_secrets, *_secret_values(raw.get("variable")), *_auth_secrets(requests))
+    secrets = (*env_secrets, *glob_secrets, *_secret_values(raw.get("variable")), *_auth_secrets(requests),
+               *_header_secrets(requests))
     return TeamCollection(source=name, name=title or name, raw=raw, requests=_unique_ids(requests),
                           variables=variables, environment=env, globals=glob, setters=sets,
-                          secrets=tuple(dict.fromkeys(s for s in secrets if s)))
+                          secrets=tuple(dict.fromkeys(s for s in secrets if s)),
+                          auth=_auth(_nearest_auth(raw, None), _Resolver(values), []), overrides=overrides)
 
 
 # Reading
@@ -239,6 +258,24 @@ def _auth_secrets(requests: tuple[TeamRequest, ...]) -> tuple[str, ...]:
     """The resolved tokens, passwords and key values of the requests' auth."""
     return tuple(v for r in requests if r.auth for k, v in r.auth.params
                  if k in _SECRET_PARAMS and "{{" not in v)
+
+
+def _header_secrets(requests: tuple[TeamRequest, ...]) -> tuple[str, ...]:
+    """The resolved values of the credential headers on the requests, and what follows a scheme (`Bearer t0ken`)."""
+    values = [v.strip() for r in requests for k, v in r.headers if _CREDENTIAL_HEADER.search(k) and "{{" not in v]
+    return (*values, *(v.partition(" ")[2].strip() for v in values if " " in v))
+
+
+def _leading_variables(items: Any) -> Iterator[str]:
+    """The variable each request's URL starts with (`baseUrl` of `{{baseUrl}}/users`), as written."""
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict) and "request" not in item:
+            yield from _leading_variables(item.get("item"))
+        elif isinstance(item, dict):
+            request = item["request"]
+            found = _LEADING.match(url_text(request.get("url") if isinstance(request, dict) else request).strip())
+            if found:
+                yield found.group(1)
 
 
 def _variable_pairs(entries: Any, name: str, where: str) -> Pairs:
@@ -291,7 +328,7 @@ def _request(item: dict[str, Any], index: tuple[int, ...], scope: _Scope, values
     written = url_text(request.get("url"))
     url = resolver(written)
     template = _Resolver(values, keep_empty=True)(written) if resolver.empty else ""
-    headers = tuple((resolver(k), resolver(v)) for k, v in _header_pairs(request.get("header")))
+    headers = tuple((resolver(k), resolver(v)) for k, v in header_pairs(request.get("header")))
     unsupported: list[str] = []
     body, content_type = _body(request.get("body"), method, item, resolver, unsupported)
     auth = _auth(_nearest_auth(request, scope.auth), resolver, unsupported)
@@ -320,7 +357,7 @@ def _unique_ids(requests: tuple[TeamRequest, ...]) -> tuple[TeamRequest, ...]:
 # Requests
 
 
-def _header_pairs(headers: Any) -> Pairs:
+def header_pairs(headers: Any) -> Pairs:
     """Enabled headers, unresolved; `header` may be a list of `{key, value, disabled}` or raw `K: V` lines."""
     if isinstance(headers, str):
         lines = (line.partition(":") for line in headers.splitlines() if line.strip())

@@ -96,9 +96,9 @@ def find_newman() -> str:
 
 def _environment(team: TeamCollection | None, base_url: str, variables: dict[str, str]) -> dict[str, Any]:
     values = [{"key": k, "value": v, "type": "default", "enabled": True}
-              for k, v in (team.environment if team is not None else ()) if k != RESULTS_VARIABLE]
+              for k, v in (team.run_environment if team is not None else ()) if k != RESULTS_VARIABLE]
     values.append({"key": RESULTS_VARIABLE, "value": "1", "type": "default", "enabled": True})
-    if team is None or BASE_URL_VARIABLE not in {k for k, _ in (*team.variables, *team.environment)}:
+    if team is None or BASE_URL_VARIABLE not in {k for k, _ in (*team.variables, *team.run_environment)}:
         values.append({"key": BASE_URL_VARIABLE, "value": base_url, "type": "default", "enabled": True})
     values.extend({"key": k, "value": v, "type": "secret", "enabled": True} for k, v in sorted(variables.items()))
     return {"name": "satori-ci run", "values": values}
@@ -133,9 +133,10 @@ class _Export:
 
 def _export(planned: RequestSet, team: TeamCollection | None, config: RunConfig, variables: dict[str, str]) -> _Export:
     """The collection Newman runs (the run's headers read from variables, never written in it) and its environment
-    (the base URL, the credentials and the headers' values)."""
+    (the base URL, the credentials and the headers' values); satori-ci's own requests borrow the team's auth where
+    they send no credential with a value, as the native runner does."""
     templates, values = header_variables(config.headers)
-    text = collection_json(planned, team, templates)
+    text = collection_json(planned, team, templates, unset=frozenset(k for k, v in variables.items() if not v))
     return _Export(planned, text, _environment(team, base_url_of(config), {**variables, **values}))
 
 
