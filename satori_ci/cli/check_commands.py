@@ -17,7 +17,7 @@ from typing import Any
 from satori_ci.check.spec_check import check_spec
 from satori_ci.check.stores import store_file_of
 from satori_ci.check.target import CheckOptions, SpecTarget
-from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, team_secrets, write_atomically
+from satori_ci.check.workspace import default_oracle_path, ensure_inside_workspace, write_atomically
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.report_files import add_report_file_options, write_report_files
 from satori_ci.cli.request_options import add_request_options, check_base_url, request_inputs
@@ -122,7 +122,6 @@ def _check(args: argparse.Namespace, shard: Shard | None) -> int:
     ensure_inside_workspace(store_file, outside_ok=outside_ok)
     url = settings.staging(environ, args.staging_url).url
     inputs = request_inputs(args, settings, environ, args.staging_url)
-    current().add(*team_secrets(inputs.team))  # a team test's message may quote them
     notes = list(inputs.notes)
     if url is not None:
         check_base_url(url, "the staging URL")

@@ -19,7 +19,8 @@ def run_explain(args: argparse.Namespace, spec: Spec) -> int:
     """Print the match report of the team's collection (`--json`: as JSON), redacted, on standard output."""
     settings = load_config(args.config).for_spec(spec.file)
     team = load_team(args.postman_collection or settings.requests.collection,
-                     args.postman_environment or (None if args.postman_collection else settings.requests.environment))
+                     args.postman_environment or (None if args.postman_collection else settings.requests.environment),
+                     base_url=args.base_url)
     if team is None:
         raise UsageError("--explain needs a team collection: --postman-collection FILE, or requests.collection in "
                          f"{settings.source}")

@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from satori_ci.check.workspace import load_team
+from satori_ci.check.workspace import load_team, team_secrets
 from satori_ci.config import SpecConfig
 from satori_ci.config.settings import BudgetFlags
 from satori_ci.errors import UsageError
 from satori_ci.plan import PlanSettings
 from satori_ci.postman.read import TeamCollection
+from satori_ci.redaction import current
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -146,5 +147,6 @@ def request_inputs(args: argparse.Namespace, settings: SpecConfig, environ: Mapp
     team = load_team(args.postman_collection or settings.requests.collection,
                      args.postman_environment or (None if args.postman_collection else settings.requests.environment),
                      base_url=staging.url)
+    current().add(*team_secrets(team))  # never printed: a note or a team test's message may quote them
     return RequestInputs(tuple(headers), tuple(references), plan, min_exercised,
                          settings.requests.fail_on_server_errors, tuple(notes), team)

@@ -13,7 +13,7 @@ from typing import Any
 from satori_ci.check.frame import observable, proposal_settings
 from satori_ci.check.spec_check import request_set
 from satori_ci.check.stores import read_store, store_file_of
-from satori_ci.check.workspace import ensure_inside_workspace, team_secrets, write_atomically
+from satori_ci.check.workspace import ensure_inside_workspace, write_atomically
 from satori_ci.cli.explain_command import run_explain
 from satori_ci.cli.progress import ProgressBar
 from satori_ci.cli.report_files import add_report_file_options, run_report, write_report_files
@@ -31,7 +31,7 @@ from satori_ci.oracles.freshness import staleness
 from satori_ci.oracles.model import Oracle
 from satori_ci.plan.requests import RequestSet
 from satori_ci.postman.export import collection_json
-from satori_ci.redaction import current, redact
+from satori_ci.redaction import redact
 from satori_ci.report.collection_text import collection_notes, written_line
 from satori_ci.report.run_text import run_json, run_text
 from satori_ci.run.breaker import origin
@@ -199,7 +199,6 @@ def run_run(args: argparse.Namespace) -> int:
     observe = _observed(args, spec)
     planned, inputs = _planned(args, spec, oracles, args.base_url, observe)
     _notes(inputs.notes)
-    current().add(*team_secrets(inputs.team))  # a team test's message may quote them
     config = _config(args, inputs)
     bar = ProgressBar("requests", enabled=not args.quiet, heartbeat=origin(args.base_url))
     config = replace(config, progress=bar.update, team_tests=team_tests(args.team_tests, _settings(args, spec)))

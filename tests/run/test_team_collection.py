@@ -3,35 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from satori_ci.cli import main
+from tests.run import team_fixtures
 from tests.run.conftest import newman_available
 from tests.servers.resources_app import SPEC_PATH, ResourcesApp
 
 SPEC = str(SPEC_PATH)
-
-
-@pytest.fixture(scope="module")
-def app() -> Iterator[ResourcesApp]:
-    with ResourcesApp() as running:
-        yield running
-
-
-@pytest.fixture()
-def fresh(app: ResourcesApp) -> ResourcesApp:
-    app.reset()
-    return app
-
-
-@pytest.fixture(scope="module")
-def oracles(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("oracles") / "resources.oracles.yaml"
-    assert main(["infer", SPEC, "--oracles", str(path), "--quiet"]) == 0
-    return str(path)
+app, fresh, oracles = team_fixtures.app, team_fixtures.fresh, team_fixtures.oracles  # the shared fixtures
 
 
 def _team(tmp_path: Path) -> tuple[Path, Path]:

@@ -6,38 +6,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from satori_ci.cli import main
 from satori_ci.postman.script import RESULT_PREFIX, RESULTS_VARIABLE
+from tests.run import team_fixtures
 from tests.run.conftest import newman_available
 from tests.servers.resources_app import SPEC_PATH, ResourcesApp
 
 SPEC = str(SPEC_PATH)
+app, fresh, oracles = team_fixtures.app, team_fixtures.fresh, team_fixtures.oracles  # the shared fixtures
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
-
-
-@pytest.fixture(scope="module")
-def app() -> Iterator[ResourcesApp]:
-    with ResourcesApp() as running:
-        yield running
-
-
-@pytest.fixture()
-def fresh(app: ResourcesApp) -> ResourcesApp:
-    app.reset()
-    return app
-
-
-@pytest.fixture(scope="module")
-def oracles(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("oracles") / "resources.oracles.yaml"
-    assert main(["infer", SPEC, "--oracles", str(path), "--quiet"]) == 0
-    return str(path)
 
 
 def _script(*lines: str) -> list[dict[str, object]]:
@@ -218,7 +200,7 @@ def test_collection_counts_add_up_and_says_each_note_once(oracles: str, tmp_path
     data = json.loads(written.read_text(encoding="utf-8"))
 
     def requests(items: list[dict[str, object]]) -> int:
-        return sum(requests(i["item"]) if isinstance(i.get("item"), list) else 1 for i in items)  # type: ignore[arg-type]
+        return sum(requests(i["item"]) if isinstance(i.get("item"), list) else 1 for i in items)  # type: ignore[arg-type,misc]
 
     total = requests(data["item"])
     generated = requests(data["item"][-1]["item"])
