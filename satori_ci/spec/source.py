@@ -98,8 +98,34 @@ def _git(cwd: str | None, *args: str) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
+_GIT_LOCATING_ENV = ("GIT_DIR", "GIT_WORK_TREE")
+"""Set, these make git name a repository that no `.git` above the folder shows."""
+
+
+def _git_markers(directory: str) -> list[str]:
+    """The folders from `directory` up (symlinks resolved) that hold a `.git` entry: git's own search for the
+    repository a folder is in finds it at one of them, or finds none, unless `_GIT_LOCATING_ENV` says otherwise."""
+    here = os.path.realpath(directory)
+    found = []
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            found.append(here)
+        parent = os.path.dirname(here)
+        if parent == here:
+            return found
+        here = parent
+
+
+def _git_located_by_env() -> bool:
+    return any(os.environ.get(name) for name in _GIT_LOCATING_ENV)
+
+
 def git_toplevel(directory: str) -> str | None:
-    """The work tree root of the git repository `directory` is in (symlinks resolved), or None."""
+    """The work tree root of the git repository `directory` is in (symlinks resolved), or None. Git is asked only
+    where a `.git` above the folder (or the environment) could make the answer a repository: a check reads many
+    files outside any, and each question is a process."""
+    if not _git_located_by_env() and not _git_markers(directory):
+        return None
     out = _git(directory, "rev-parse", "--show-toplevel")
     return out.decode().strip() if out else None
 
@@ -121,6 +147,12 @@ def is_within(path: str, root: str) -> bool:
         return False
 
 
+def _may_be_in_workspace(absolute: str) -> bool:
+    """Whether the repository of the current folder may hold `absolute`: only a folder with a `.git`, from the
+    current one up, can be its top (the environment aside), so a path under none of them is outside it."""
+    return _git_located_by_env() or any(is_within(absolute, top) for top in _git_markers(os.getcwd()))
+
+
 def _file_source(ref: str, max_bytes: int) -> SourceReader:
     """A reader rooted at the repository of a spec file.
 
@@ -131,7 +163,7 @@ def _file_source(ref: str, max_bytes: int) -> SourceReader:
     absolute = os.path.abspath(ref)
     real_dir = os.path.realpath(os.path.dirname(absolute))
     toplevel = git_toplevel(real_dir)
-    workspace = git_toplevel(os.getcwd())
+    workspace = git_toplevel(os.getcwd()) if _may_be_in_workspace(absolute) else None
     if workspace is not None and is_within(absolute, workspace) and (
         toplevel is None or not is_within(toplevel, workspace)
     ):
