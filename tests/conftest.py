@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import compileall
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "satori_ci"
+TESTS = Path(__file__).resolve().parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -17,6 +20,55 @@ def pytest_configure(config: pytest.Config) -> None:
     one of those processes would otherwise compile every module it imports, again."""
     if not hasattr(config, "workerinput"):
         compileall.compile_dir(PACKAGE, quiet=2)
+        if config.getoption("numprocesses", None):
+            _rewrite_test_modules_once(config)
+
+
+def _test_modules(config: pytest.Config) -> Iterator[Path]:
+    """The test modules and conftest files under the paths the run was given (all of tests/ by default)."""
+    for arg in config.args or [str(TESTS)]:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        if path.is_file():
+            yield path
+        elif path.is_dir() and (path == TESTS or TESTS in path.parents or path in TESTS.parents):
+            yield from (p for p in sorted(path.rglob("*.py")) if p.name.startswith("test_") or p.name == "conftest.py")
+
+
+def _rewrite_test_modules_once(config: pytest.Config) -> None:
+    """Before the workers start, the test modules' assertion rewriting (pytest's, ~7 s of CPU for the suite) done once
+    and cached in `__pycache__`, split over the cores: every worker collects every module, and where
+    `PYTHONDONTWRITEBYTECODE` is set none would cache its rewrite, so each would do all of it again. This uses pytest's
+    own rewriting functions (internal API); if they change, nothing is cached and the workers rewrite as before."""
+    try:
+        from _pytest.assertion import rewrite
+
+        def cached(fn: Path) -> Path:
+            return rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
+
+        state = config.stash[rewrite.assertstate_key]
+        todo = [fn for fn in dict.fromkeys(_test_modules(config)) if rewrite._read_pyc(fn, cached(fn)) is None]
+
+        def rewrite_all(files: list[Path]) -> None:
+            for fn in files:
+                with contextlib.suppress(OSError, SyntaxError):  # the workers report it, as without the cache
+                    if rewrite.try_makedirs(cached(fn).parent):
+                        stat, code = rewrite._rewrite_test(fn, config)
+                        rewrite._write_pyc(state, code, stat, cached(fn))
+    except (ImportError, AttributeError, KeyError):
+        return
+    chunks = [todo[i::os.cpu_count() or 1] for i in range(os.cpu_count() or 1)]
+    children = []
+    for chunk in chunks[1:]:
+        pid = os.fork()
+        if pid == 0:  # a copy of this process: rewrites its share, then leaves without pytest's exit handlers
+            try:
+                rewrite_all(chunk)
+            finally:
+                os._exit(0)
+        children.append(pid)
+    rewrite_all(chunks[0])
+    for pid in children:
+        os.waitpid(pid, 0)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

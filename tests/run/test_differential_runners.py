@@ -32,7 +32,7 @@ from tests.run import strategies as gen
 from tests.run.conftest import FIXTURES, concurrently, newman_available, oracles_of
 from tests.run.shared_data import Folder, folders
 
-GENERATED = 50
+GENERATED = 25
 """Generated responses per inventory operation (= iterations of the run; recorded responses: 50 a folder)."""
 
 
