@@ -55,7 +55,7 @@ def pip_targets_other_pythons() -> bool:
         found = re.match(r"(\d+)\.(\d+)", importlib.metadata.version("pip"))
     except importlib.metadata.PackageNotFoundError:
         return False
-    return bool(found) and (int(found.group(1)), int(found.group(2))) >= (22, 3)
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= (22, 3)
 
 
 def fresh_venv(env_dir: Path, wheel: Path) -> Path:

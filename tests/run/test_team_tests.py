@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
+import yaml  # type: ignore[import-untyped,unused-ignore]
 
 from satori_ci.cli import main
 from satori_ci.postman.script import RESULT_PREFIX, RESULTS_VARIABLE
