@@ -185,9 +185,10 @@ text = eval(sys.argv[1])
 out = redaction.redact(text)
 for s in secrets:
     assert s not in out
-for helper in (esc.text, esc.cell, esc.html, esc.code, esc.cell_code, esc.terminal):
-    helper(text, len(text))
-esc.fenced(text); esc.marker_path(text[:100_000]); esc.link_url("https://" + text); esc.command_property(text)
+if not secrets:  # the escapers read the text, not the secrets: once a shape is enough
+    for helper in (esc.text, esc.cell, esc.html, esc.code, esc.cell_code, esc.terminal):
+        helper(text, len(text))
+    esc.fenced(text); esc.marker_path(text[:100_000]); esc.link_url("https://" + text); esc.command_property(text)
 print(len(out))
 """
 
@@ -201,8 +202,8 @@ def _limit_memory() -> None:
 @pytest.mark.parametrize("secrets", ["secrets", "none"])
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_a_300k_character_text_is_redacted_and_escaped_in_bounded_time(shape: str, secrets: str) -> None:
-    """Each `SHAPES` text through the redactor and every escaper, in a process with a hard timeout and a memory
-    limit (a benchmark of the scaling is `bench/redaction.py`)."""
+    """Each `SHAPES` text through the redactor (with secrets and without) and every escaper, in a process with a
+    hard timeout and a memory limit (a benchmark of the scaling is `bench/redaction.py`)."""
     import subprocess
 
     proc = subprocess.run([sys.executable, "-c", _SCRIPT, SHAPES[shape], secrets], capture_output=True, text=True,
