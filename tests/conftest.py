@@ -68,7 +68,8 @@ def _rewrite_test_modules_once(config: pytest.Config) -> None:
                         rewrite._write_pyc(state, code, stat, cached(fn))
     except (ImportError, AttributeError, KeyError):
         return
-    chunks = [todo[i::os.cpu_count() or 1] for i in range(os.cpu_count() or 1)]
+    share = (os.cpu_count() or 1) if hasattr(os, "fork") else 1
+    chunks = [todo[i::share] for i in range(share)]
     children = []
     for chunk in chunks[1:]:
         pid = os.fork()
