@@ -42,8 +42,11 @@ def _test_modules(config: pytest.Config) -> Iterator[Path]:
         path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
         if path.is_file():
             yield path
-        elif path.is_dir() and (path == TESTS or TESTS in path.parents or path in TESTS.parents):
-            yield from (p for p in sorted(path.rglob("*.py")) if p.name.startswith("test_") or p.name == "conftest.py")
+        elif path.is_dir():
+            root = TESTS if path in TESTS.parents else path  # the checkout: its tests, not node_modules' Python
+            if root == TESTS or TESTS in root.parents:
+                yield from (p for p in sorted(root.rglob("*.py"))
+                            if p.name.startswith("test_") or p.name == "conftest.py")
 
 
 def _rewrite_test_modules_once(config: pytest.Config) -> None:
