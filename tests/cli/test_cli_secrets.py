@@ -11,7 +11,6 @@ import pytest
 
 from satori_ci.cli import main
 from satori_ci.demo import StagingServer
-from satori_ci.infer.llm.client import ChatClient
 from satori_ci.infer.llm.errors import FatalError
 from satori_ci.infer.llm.prompt import Prompt
 from tests.action.test_secrets import ECHO_SPEC, QUERY_SPEC, _echo
@@ -92,6 +91,8 @@ def _quoting_the_key(request: RecordedRequest) -> Reply:
 
 
 def test_the_llm_servers_error_text_never_carries_the_key() -> None:
+    from satori_ci.infer.llm.client import ChatClient  # imports openai (1 s): not in every worker's collection
+
     with FakeOpenAIServer(_quoting_the_key) as server:
         client = ChatClient(model="m", api_key=LLM_KEY, base_url=server.base_url, timeout=5)
         try:

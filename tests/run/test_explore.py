@@ -5,8 +5,10 @@ id in a required query parameter; and the budget, which both runners and shards 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,16 +55,48 @@ def _sent(app: ExploreApp) -> list[str]:
     return [r.target for r in app.received]
 
 
+@dataclass(frozen=True)
+class WholeRun:
+    """A run with no budget, on a fresh app: its exit code, report, the targets it sent and their methods."""
+
+    code: int
+    report: dict[str, Any]
+    sent: list[str]
+    methods: frozenset[str]
+
+
+@pytest.fixture(scope="module")
+def whole_runs(oracles: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, WholeRun]:
+    """One whole run of each runner (Newman's where Node.js is), shared by the tests that only read it."""
+    runs = {}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        clean_environment(monkeypatch)
+        for runner in RUNNERS:
+            if runner == "newman" and shutil.which("node") is None:
+                continue
+            folder = tmp_path_factory.mktemp(f"whole-{runner}")
+            monkeypatch.chdir(folder)
+            with ExploreApp() as app:
+                code, report = _run(app, oracles, folder, runner)
+                runs[runner] = WholeRun(code, report, _sent(app), frozenset(r.method for r in app.received))
+    return runs
+
+
+def _whole(whole_runs: dict[str, WholeRun], runner: str) -> WholeRun:
+    if runner == "newman":
+        newman_available()
+    return whole_runs[runner]
+
+
 @pytest.mark.parametrize("runner", RUNNERS)
-def test_every_get_operation_the_data_allows_is_reached(app: ExploreApp, oracles: Path, tmp_path: Path,
-                                                        runner: str) -> None:
-    code, report = _run(app, oracles, tmp_path, runner)
+def test_every_get_operation_the_data_allows_is_reached(whole_runs: dict[str, WholeRun], runner: str) -> None:
+    run = _whole(whole_runs, runner)
+    code, report, sent = run.code, run.report, run.sent
     assert code == 0
     reached = {f"{o['method']} {o['path']}" for o in report["operations"] if o["checked"]}
     assert reached == set(GETS)
     assert report["oracles_exercised"] == report["oracles_enabled"]
-    sent = _sent(app)
-    assert {r.method for r in app.received} == {"GET"}  # the DELETE is never sent
+    assert run.methods == {"GET"}  # the DELETE is never sent
     assert "/silence/sil-0" in sent  # the sibling list gave the id
     assert "/buckets/b7/collections/c1/records?page=2" in sent  # the next page
     assert any(t.startswith("/buckets/b7/collections/c1/records/r") and int(t[-1]) >= 4 for t in sent)  # poetry
@@ -75,21 +109,18 @@ def test_every_get_operation_the_data_allows_is_reached(app: ExploreApp, oracles
     assert 'requests: operations: {"GET /search": {q: ...}}' in search["detail"]
 
 
-def test_values_are_spread_over_the_list_not_the_first_ones(app: ExploreApp, oracles: Path, tmp_path: Path) -> None:
-    _run(app, oracles, tmp_path, "native")
-    silences = [t for t in _sent(app) if t.startswith("/silence/")][:3]  # the first round's (then evidence)
+def test_values_are_spread_over_the_list_not_the_first_ones(whole_runs: dict[str, WholeRun]) -> None:
+    silences = [t for t in whole_runs["native"].sent if t.startswith("/silence/")][:3]  # the first round's
     assert silences != ["/silence/sil-0", "/silence/sil-1", "/silence/sil-2"]
     states = {int(t[-1]) % 2 for t in silences}
     assert states == {0, 1}  # both states (the items' enum-like field)
 
 
-def test_the_runners_send_the_same_requests_breadth_first(app: ExploreApp, oracles: Path, tmp_path: Path) -> None:
-    _, native = _run(app, oracles, tmp_path, "native")
-    native_sent = _sent(app)
-    app.server.clear()
-    _, newman = _run(app, oracles, tmp_path, "newman")
-    assert native["requests"] == newman["requests"] == len(native_sent)
-    assert set(_sent(app)) == set(native_sent)
+def test_the_runners_send_the_same_requests_breadth_first(whole_runs: dict[str, WholeRun]) -> None:
+    native, newman = _whole(whole_runs, "native"), _whole(whole_runs, "newman")
+    native_sent = native.sent
+    assert native.report["requests"] == newman.report["requests"] == len(native_sent)
+    assert set(newman.sent) == set(native_sent)
     # every operation once before any twice: every detail of the first round comes before the second silence
     silences = [n for n, t in enumerate(native_sent) if t.startswith("/silence/")]
     assert native_sent.index("/reports?silence_id=sil-0") < silences[1]
