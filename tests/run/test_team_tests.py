@@ -132,7 +132,7 @@ def test_plain_newman_and_satori_ci_give_the_same_verdict_on_the_team_tests(
 
 
 @pytest.mark.parametrize(("flag", "config", "code", "listed"), [
-    ("warn", None, 0, True), ("ignore", None, 0, False), (None, "warn", 0, True), ("fail", "warn", 1, True)])
+    ("ignore", None, 0, False), (None, "warn", 0, True), ("fail", "warn", 1, True)])  # the flag, the config, both
 def test_team_tests_fail_warn_or_ignore_from_the_flag_or_the_config(
         fresh: ResourcesApp, spec: Path, oracles: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch, flag: str | None, config: str | None, code: int, listed: bool) -> None:
