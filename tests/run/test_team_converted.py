@@ -4,13 +4,13 @@ run by both runners against a local app: each operation's assertions run on its 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from satori_ci.cli import main
+from tests.run import jupyter_fixtures
 from tests.run.conftest import newman_available
 from tests.servers.jupyter_app import COLLECTION_PATH, ENVIRONMENT_PATH, KERNELS, SESSIONS, SPEC_PATH, JupyterApp
 
@@ -18,23 +18,7 @@ SPEC = str(SPEC_PATH)
 KERNEL = KERNELS[0]["id"]
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[JupyterApp]:
-    with JupyterApp() as running:
-        yield running
-
-
-@pytest.fixture()
-def fresh(app: JupyterApp) -> JupyterApp:
-    app.server.clear()
-    return app
-
-
-@pytest.fixture(scope="module")
-def oracles(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("oracles") / "jupyter.oracles.yaml"
-    assert main(["infer", SPEC, "--oracles", str(path), "--quiet"]) == 0
-    return str(path)
+app, fresh, oracles = jupyter_fixtures.app, jupyter_fixtures.fresh, jupyter_fixtures.oracles  # the shared fixtures
 
 
 def environment(tmp_path: Path, base_url: str) -> str:

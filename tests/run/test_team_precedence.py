@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from satori_ci.cli import main
+from tests.run import jupyter_fixtures
 from tests.run.conftest import newman_available
 from tests.servers.jupyter_app import COLLECTION_PATH, ENVIRONMENT_PATH, SPEC_PATH, TOKEN, JupyterApp
 
@@ -23,17 +23,7 @@ DEAD = "http://127.0.0.1:9"
 DEAD_PORT = r"127\.0\.0\.1:9(?!\d)"
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[JupyterApp]:
-    with JupyterApp() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def oracles(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("oracles") / "jupyter.oracles.yaml"
-    assert main(["infer", SPEC, "--oracles", str(path), "--quiet"]) == 0
-    return str(path)
+app, oracles = jupyter_fixtures.app, jupyter_fixtures.oracles  # the shared fixtures
 
 
 def _team(folder: Path, per_request: bool) -> tuple[str, str]:
