@@ -11,21 +11,10 @@ import pytest
 
 from satori_ci.spec import SpecError, load_spec
 from satori_ci.spec.source import git_toplevel, open_source
+from tests.cli.test_symlinks_stay_inside import PET
+from tests.cli.test_symlinks_stay_inside import SPEC as LINKED
 
-SPEC = """\
-openapi: 3.0.0
-info: {title: T, version: "1"}
-paths:
-  /pets:
-    get:
-      responses:
-        "200":
-          description: ok
-          content:
-            application/json:
-              schema: {$ref: '../schemas/pet.yaml#/Pet'}
-"""
-PET = "Pet:\n  type: object\n  properties:\n    latitude: {type: number, minimum: -90, maximum: 90}\n"
+SPEC = LINKED.replace("REF", "../schemas/pet.yaml#/Pet")
 
 
 def _git(cwd: Path, *args: str) -> None:
