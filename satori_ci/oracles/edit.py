@@ -191,20 +191,14 @@ def _tokens(line: str) -> Iterable[tuple[str, int, int]]:
         i, after_quoted = i + 1, False
 
 
+_QUOTED = {'"': re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL), "'": re.compile(r"'(?:[^']++|'')*+'")}
+"""A double-quoted scalar (backslash escapes) and a single-quoted one (`''` for a quote), each on one line."""
+
+
 def _quoted_end(line: str, start: int) -> int | None:
     """The end of the quoted scalar opening at `start` (past its closing quote), None when not on this line."""
-    quote, i = line[start], start + 1
-    while i < len(line):
-        if quote == '"' and line[i] == "\\":
-            i += 2
-        elif line[i] == quote:
-            if quote == "'" and line[i + 1:i + 2] == "'":
-                i += 2
-                continue
-            return i + 1
-        else:
-            i += 1
-    return None
+    scalar = _QUOTED[line[start]].match(line, start)
+    return scalar.end() if scalar else None
 
 
 def _plain_end(line: str, start: int) -> int:

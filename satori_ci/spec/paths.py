@@ -6,6 +6,9 @@ import re
 from dataclasses import dataclass
 
 _SPECIAL = re.compile(r"[.\[\]{}\\]")
+_NAME = re.compile(r"(?:[^.\[\]{}\\]++|\\.)++", re.DOTALL)
+"""A property name as written: characters other than `.[]{}\\`, and any character escaped with a backslash."""
+_ESCAPED_CHAR = re.compile(r"\\(.)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -71,21 +74,17 @@ def parse(path: str) -> tuple[Segment, ...]:
         else:
             if not expect_name:
                 raise FieldPathError(f"expected '.', '[]' or '{{}}' at offset {i} in {path!r}")
-            name: list[str] = []
-            while i < n and path[i] not in ".[]{}":
-                if path[i] == "\\":
-                    if i + 1 >= n:
-                        raise FieldPathError(f"dangling backslash in {path!r}")
-                    name.append(path[i + 1])
-                    i += 2
-                else:
-                    name.append(path[i])
-                    i += 1
+            run = _NAME.match(path, i)
+            end = run.end() if run else i
+            if end < n and path[end] == "\\":  # a backslash with a character after it is part of the run
+                raise FieldPathError(f"dangling backslash in {path!r}")
+            name = path[i:end]
+            i = end
             if i < n and path[i] in "]}":
                 raise FieldPathError(f"unbalanced {path[i]!r} at offset {i} in {path!r}")
             if i < n and path[i] in "[{" and not (path.startswith("[]", i) or path.startswith("{}", i)):
                 raise FieldPathError(f"unbalanced {path[i]!r} at offset {i} in {path!r}")
-            segments.append(Prop("".join(name)))
+            segments.append(Prop(_ESCAPED_CHAR.sub(r"\1", name) if "\\" in name else name))
             expect_name = False
     return tuple(segments)
 

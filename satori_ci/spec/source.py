@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -122,11 +123,21 @@ def _git_located_by_env() -> bool:
 
 def git_toplevel(directory: str) -> str | None:
     """The work tree root of the git repository `directory` is in (symlinks resolved), or None. Git is asked only
-    where a `.git` above the folder (or the environment) could make the answer a repository: a check reads many
-    files outside any, and each question is a process."""
-    if not _git_located_by_env() and not _git_markers(directory):
+    where a `.git` above the folder (or the environment) could make the answer a repository, and once per folder,
+    `.git` entries and environment: a check reads many files, and each question is a process."""
+    located = tuple(os.environ.get(name) for name in _GIT_LOCATING_ENV)
+    markers = tuple(_git_markers(directory))
+    if not any(located) and not markers:
         return None
-    out = _git(directory, "rev-parse", "--show-toplevel")
+    return _asked_toplevel(os.path.realpath(directory), markers, located)
+
+
+@functools.lru_cache(maxsize=256)
+def _asked_toplevel(real_dir: str, markers: tuple[str, ...], located: tuple[str | None, ...]) -> str | None:
+    """Git's answer for a folder; `markers` and `located` are in the key so that a new repository, or another
+    one named by the environment, is asked about again."""
+    del markers, located
+    out = _git(real_dir, "rev-parse", "--show-toplevel")
     return out.decode().strip() if out else None
 
 

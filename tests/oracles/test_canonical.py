@@ -93,3 +93,12 @@ def test_a_mistake_in_a_canonical_looking_file_still_names_its_line() -> None:
     assert "o.yaml:" in str(info.value) and "number_at_least" in str(info.value)
     duplicated = text.replace('    "n":\n', '    "n":\n      fingerprint: "x"\n', 1)
     assert read_canonical(duplicated) is None
+
+
+def test_the_escape_table_holds_every_character_the_escaped_pattern_names() -> None:
+    from satori_ci.oracles import canonical
+
+    named = {code for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF
+             and canonical._ESCAPED.match(chr(code))}
+    assert set(canonical._ESCAPES) == named
+    assert canonical.literal("a\x85b\U000e0041\u2028") == '"a\\u0085b\\U000e0041\\u2028"'

@@ -86,3 +86,18 @@ def test_git_dir_and_work_tree_from_the_environment_still_name_the_repository(
     monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere.git"))
     monkeypatch.setenv("GIT_WORK_TREE", str(root))
     assert [f.name for f in load_spec(str(spec)).fields] == ["latitude"]
+
+
+def test_git_is_asked_once_per_folder_until_a_repository_appears_above_it(
+        tmp_path: Path, git_calls: list[list[str]]) -> None:
+    outer = tmp_path / "outer"
+    inner = outer / "inner"
+    inner.mkdir(parents=True)
+    _git(outer, "init", "-q")
+    git_calls.clear()
+    assert git_toplevel(str(inner)) == git_toplevel(str(inner)) == str(outer.resolve())
+    assert len(git_calls) == 1
+    _git(inner, "init", "-q")  # a nested repository: the folder's answer changes, so git is asked again
+    git_calls.clear()
+    assert git_toplevel(str(inner)) == str(inner.resolve())
+    assert len(git_calls) == 1
