@@ -14,11 +14,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "satori_ci"
 TESTS = Path(__file__).resolve().parent
 
 
+NO_PUBLIC_CA = TESTS / "no-public-ca.pem"
+"""A throwaway self-signed certificate, the only CA the tests trust: they never reach the internet, and each TLS
+client (the LLM tests make 66) loads it in 0.5 ms instead of the system's bundle in 45 ms."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Before the workers start, the package compiled to bytecode once (0.7 s): the `satori-ci` processes the tests
     start, and each worker, then read it. Where `PYTHONDONTWRITEBYTECODE` is set, as on many CI machines, every
     one of those processes would otherwise compile every module it imports, again."""
     _collect_garbage_once_at_the_end(config)
+    os.environ["SSL_CERT_FILE"] = str(NO_PUBLIC_CA)  # read by OpenSSL's defaults and httpx (the openai client)
+    os.environ.pop("SSL_CERT_DIR", None)
     if not hasattr(config, "workerinput"):
         compileall.compile_dir(PACKAGE, quiet=2)
         if config.getoption("numprocesses", None):

@@ -183,7 +183,9 @@ class _FieldCollector:
         try:
             if json_type == "object":
                 for prop, prop_parts in view.properties.items():
-                    size = self._add(entries, "." + escape_name(prop), self._walk(prop_parts, prop, ancestors), size)
+                    child = self._walk(prop_parts, prop, ancestors)
+                    if child[0]:  # a property that gives no field is not named (nor its name escaped)
+                        size = self._add(entries, "." + escape_name(prop), child, size)
                 if view.additional:
                     size = self._add(entries, "{}", self._walk(view.additional, name + "{}", ancestors), size)
             else:
