@@ -100,7 +100,7 @@ class SpecCheck:
         return (*identity(violation.oracle), violation.pointer) in self.preexisting
 
     def is_suspect(self, oracle: Oracle) -> bool:
-        return suspect_key(oracle) in self.suspects
+        return bool(self.suspects) and suspect_key(oracle) in self.suspects  # most checks have none: no key made
 
     def failing_violations(self, fail_on: FailOn) -> tuple[Violation, ...]:
         if self.run is None or fail_on is FailOn.NEVER:
