@@ -53,7 +53,7 @@ def literal(value: Any) -> str:
     surrogate = _SURROGATE.search(text)
     if surrogate is not None:
         raise LoneSurrogateError(f"U+{ord(surrogate.group()):04X}")
-    return text.translate(_ESCAPES)
+    return text if _ESCAPED.search(text) is None else text.translate(_ESCAPES)  # a scan in C first: most have none
 
 
 def oracle_text(pairs: dict[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -49,8 +50,10 @@ def join_prop(prefix: str, name: str) -> str:
     return f"{prefix}.{escaped}" if prefix and not prefix.endswith(".") else prefix + escaped
 
 
+@functools.lru_cache(maxsize=8192)
 def parse(path: str) -> tuple[Segment, ...]:
-    """Split a field path into segments; the empty path is the body itself."""
+    """Split a field path into segments; the empty path is the body itself (remembered: a check parses each field's
+    path many times, once per stage)."""
     segments: list[Segment] = []
     i, n = 0, len(path)
     expect_name = True
