@@ -204,3 +204,13 @@ def test_any_file_satori_ci_writes_is_edited_as_the_emitter_would_write_it(data:
     for change in (ACCEPT, REJECT):
         edited = edit_oracles(text, sites, refs, change, "o.yaml")
         assert edited == dump_oracle_file(changed_file(sites.file, refs, change))
+
+
+@pytest.mark.parametrize(("line", "end"), [
+    ('"a\\"b" x', 6), ('"a\\\\" x', 5), ('"unclosed', None), ('"ends in a backslash\\', None),
+    ("'it''s' x", 7), ("'''", None), ("'a'''", 5), ("'' x", 2), ('"é\u2028" x', 4),
+])
+def test_a_quoted_scalar_ends_at_its_closing_quote(line: str, end: int | None) -> None:
+    from satori_ci.oracles.edit import _quoted_end
+
+    assert _quoted_end(line, 0) == end
