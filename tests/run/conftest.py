@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import pytest
 
+from satori_ci.cli import main
 from satori_ci.demo import Bookshop, StagingServer
 from satori_ci.oracles.file import load_oracle_file
 from satori_ci.oracles.model import Oracle
@@ -44,6 +45,12 @@ def concurrently(jobs: list[Callable[[], T]], workers: int = 3) -> list[T]:
     """Run slow jobs (Newman runs: ~2 s of start-up each) side by side; results in job order."""
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return [f.result() for f in [pool.submit(job) for job in jobs]]
+
+
+def infer_oracles(spec: Path, out: Path) -> Path:
+    """`satori-ci infer SPEC --oracles OUT` (the rules), asserted to succeed: the oracle file runs start from."""
+    assert main(["infer", str(spec), "--oracles", str(out), "--quiet"]) == 0
+    return out
 
 
 def oracles_of(path: Path) -> list[Oracle]:

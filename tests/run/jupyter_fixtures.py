@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from satori_ci.cli import main
+from tests.run.conftest import infer_oracles
 from tests.servers.jupyter_app import SPEC_PATH, JupyterApp
 
 
@@ -28,6 +28,4 @@ def fresh(app: JupyterApp) -> JupyterApp:
 
 @pytest.fixture(scope="module")
 def oracles(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("oracles") / "jupyter.oracles.yaml"
-    assert main(["infer", str(SPEC_PATH), "--oracles", str(path), "--quiet"]) == 0
-    return str(path)
+    return str(infer_oracles(SPEC_PATH, tmp_path_factory.mktemp("oracles") / "jupyter.oracles.yaml"))

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from satori_ci.cli import main
+from tests.run.conftest import infer_oracles
 from tests.servers.resources_app import SPEC_PATH, ResourcesApp
 
 
@@ -27,6 +27,4 @@ def fresh(app: ResourcesApp) -> ResourcesApp:
 
 @pytest.fixture(scope="module")
 def oracles(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = tmp_path_factory.mktemp("oracles") / "resources.oracles.yaml"
-    assert main(["infer", str(SPEC_PATH), "--oracles", str(path), "--quiet"]) == 0
-    return str(path)
+    return str(infer_oracles(SPEC_PATH, tmp_path_factory.mktemp("oracles") / "resources.oracles.yaml"))

@@ -16,7 +16,7 @@ import pytest
 
 from satori_ci.cli import main
 from satori_ci.demo import Canned, Received
-from tests.run.conftest import newman_available
+from tests.run.conftest import infer_oracles, newman_available
 from tests.run.reach_fixtures import clean_environment
 from tests.servers.explore_app import SPEC, ExploreApp
 
@@ -28,9 +28,7 @@ GETS = ("GET /silences", "GET /silence/{silenceID}", "GET /buckets", "GET /bucke
 
 @pytest.fixture(scope="module")
 def oracles(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("explore") / "explore.oracles.yaml"
-    assert main(["infer", str(SPEC), "--oracles", str(path), "--quiet"]) == 0
-    return path
+    return infer_oracles(SPEC, tmp_path_factory.mktemp("explore") / "explore.oracles.yaml")
 
 
 @pytest.fixture

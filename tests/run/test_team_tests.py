@@ -14,7 +14,7 @@ import yaml  # type: ignore[import-untyped,unused-ignore]
 from satori_ci.cli import main
 from satori_ci.postman.script import RESULT_PREFIX, RESULTS_VARIABLE
 from tests.run import team_fixtures
-from tests.run.conftest import newman_available
+from tests.run.conftest import infer_oracles, newman_available
 from tests.servers.resources_app import SPEC_PATH, ResourcesApp
 
 app, fresh = team_fixtures.app, team_fixtures.fresh  # the shared fixtures
@@ -35,9 +35,7 @@ def spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def oracles(spec: Path) -> str:
-    path = spec.with_name("users.oracles.yaml")
-    assert main(["infer", str(spec), "--oracles", str(path), "--quiet"]) == 0
-    return str(path)
+    return str(infer_oracles(spec, spec.with_name("users.oracles.yaml")))
 
 
 def _script(*lines: str) -> list[dict[str, object]]:
