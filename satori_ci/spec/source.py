@@ -106,7 +106,11 @@ _GIT_LOCATING_ENV = ("GIT_DIR", "GIT_WORK_TREE")
 def _git_markers(directory: str) -> list[str]:
     """The folders from `directory` up (symlinks resolved) that hold a `.git` entry: git's own search for the
     repository a folder is in finds it at one of them, or finds none, unless `_GIT_LOCATING_ENV` says otherwise."""
-    here = os.path.realpath(directory)
+    return _markers_from(os.path.realpath(directory))
+
+
+def _markers_from(here: str) -> list[str]:
+    """`_git_markers` of a folder whose symlinks are already resolved."""
     found = []
     while True:
         if os.path.lexists(os.path.join(here, ".git")):
@@ -117,19 +121,25 @@ def _git_markers(directory: str) -> list[str]:
         here = parent
 
 
+def _git_locating_env() -> tuple[str | None, ...]:
+    """The values of `_GIT_LOCATING_ENV`, in its order."""
+    return tuple(os.environ.get(name) for name in _GIT_LOCATING_ENV)
+
+
 def _git_located_by_env() -> bool:
-    return any(os.environ.get(name) for name in _GIT_LOCATING_ENV)
+    return any(_git_locating_env())
 
 
 def git_toplevel(directory: str) -> str | None:
     """The work tree root of the git repository `directory` is in (symlinks resolved), or None. Git is asked only
     where a `.git` above the folder (or the environment) could make the answer a repository, and once per folder,
     `.git` entries and environment: a check reads many files, and each question is a process."""
-    located = tuple(os.environ.get(name) for name in _GIT_LOCATING_ENV)
-    markers = tuple(_git_markers(directory))
+    located = _git_locating_env()
+    real_dir = os.path.realpath(directory)
+    markers = tuple(_markers_from(real_dir))
     if not any(located) and not markers:
         return None
-    return _asked_toplevel(os.path.realpath(directory), markers, located)
+    return _asked_toplevel(real_dir, markers, located)
 
 
 @functools.lru_cache(maxsize=256)
