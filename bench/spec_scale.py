@@ -1,6 +1,7 @@
 """GitHub's REST spec: `load_spec` (load + resolve + fields + fingerprints) against plain parsers.
 
-JSON: `load_spec` on `api.github.com.json` as a ratio to `json.load` of the same file.
+JSON: `load_spec` on `api.github.com.json` as a ratio to `json.load` of the same file, and `plan_requests` (which
+operations a check sends, with which inputs) on the loaded spec as a ratio to `load_spec`.
 YAML: the same document dumped once to YAML in two styles (each cached in bench/.cache, made in a
 subprocess): block style by PyYAML's C dumper, and flow style by ruamel's round-trip dumper
 (`default_flow_style = None`: collections of scalars in flow style, which writes plain URLs inside flow
@@ -41,6 +42,9 @@ from _npm import CACHE, OCTOKIT_OPENAPI, github_spec
 JSON_TARGET = 5.0
 YAML_TARGET = 1.5
 PEAK_TARGET_MB = 2048.0
+PLAN_TARGET = 2.0
+"""The request plan of the loaded spec, as a ratio to `load_spec` (it was quadratic in the operations and
+their parameters: GitHub's spec took hours)."""
 PROCESS_JSON_TARGET = 4.0
 PROCESS_YAML_TARGET = 1.5
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,6 +81,13 @@ def _measure(kind: str, path: str) -> dict[str, Any]:
         spec = load_spec(path)
         result.update(fields=len(spec.fields), operations=len(spec.operations),
                       responses=sum(len(op.statuses) for op in spec.operations))
+    elif kind == "plan_requests":
+        from satori_ci.plan import plan_requests
+
+        spec = load_spec(path)
+        start = time.perf_counter()  # the plan alone: what a check adds to reading the spec
+        plan = plan_requests(spec)
+        result.update(planned=len(plan.operations), skipped=len(plan.skipped))
     else:
         raise SystemExit(f"unknown measurement {kind!r}")
     result["seconds"] = time.perf_counter() - start
@@ -230,7 +241,8 @@ def main() -> int:
           f"{flow_path.stat().st_size / 1e6:.1f} MB (flow style); best of {args.runs} fresh-process runs")
     yaml_copies = [("YAML (block style, PyYAML's dumper)", yaml_path),
                    ("YAML (flow style, ruamel's dumper)", flow_path)]
-    kinds = [("baseline", json_path), ("json.load", json_path), ("load_spec", json_path)]
+    kinds = [("baseline", json_path), ("json.load", json_path), ("load_spec", json_path),
+             ("plan_requests", json_path)]
     for path in (yaml_path, flow_path):
         kinds += [("yaml.CSafeLoader", path), ("load_spec", path)]
     best = _best(kinds, args.runs)
@@ -239,6 +251,9 @@ def main() -> int:
     print("JSON")
     print(_line("json.load", best[("json.load", json_path)], None, None))
     print(_line("load_spec", best[("load_spec", json_path)], best[("json.load", json_path)], JSON_TARGET))
+    plan = best[("plan_requests", json_path)]
+    print(_line("plan_requests (after load_spec)", plan, best[("load_spec", json_path)], PLAN_TARGET)
+          + f"   {plan['planned']:,} operations planned, {plan['skipped']:,} skipped")
     for title, path in yaml_copies:
         print(title)
         print(_line("yaml.load (CSafeLoader)", best[("yaml.CSafeLoader", path)], None, None))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from satori_ci.plan.chaining import find_producer
+from satori_ci.plan.chaining import Lookup, find_producer
 from satori_ci.plan.feeds import FeedFinder, allows_empty, suggestions
 from satori_ci.plan.model import (
     SAFE_METHODS,
@@ -47,6 +47,8 @@ class _Planner:
         self.settings = settings
         self.candidates = candidates
         self.finder = FeedFinder(spec, candidates)
+        self.lookup = Lookup(spec, candidates)
+        self.by_label = {_label(c): c for c in candidates}
         self.done: dict[int, PlannedOperation | Skip] = {}
         self.visiting: set[int] = set()
 
@@ -121,16 +123,15 @@ class _Planner:
         """The feeds whose producer is sent (the operation itself for a recursive listing); none without chaining."""
         if self.settings.chain <= 0:
             return ()
-        by_label = {_label(c): c for c in self.candidates}
         out = []
         for feed in feeds:
-            producer = by_label.get(feed.producer)
+            producer = self.by_label.get(feed.producer)
             if producer is operation or (producer is not None and isinstance(self.plan(producer), PlannedOperation)):
                 out.append(feed)
         return tuple(out)
 
     def _chain(self, operation: Operation, values: dict[str, str]) -> Chain | None:
-        producer = find_producer(self.spec, operation, self.candidates)
+        producer = find_producer(self.lookup, operation)
         if producer is None or producer.param in values:
             return None
         if not isinstance(self.plan(producer.operation), PlannedOperation):
@@ -197,7 +198,7 @@ def plan_requests(spec: Spec, settings: PlanSettings | None = None) -> RequestPl
         chain = consumer.chain
         if chain is None:
             continue
-        producer = find_producer(spec, consumer.operation, candidates)
+        producer = find_producer(planner.lookup, consumer.operation)
         if producer is None:  # pragma: no cover - the chain was made from this producer
             continue
         carry = tuple(c for c in producer.carry if c[0] in chain.params)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from satori_ci.plan.samples import raw_operation
 from satori_ci.spec.model import Operation, OperationKey, ResponseField, Spec
 from satori_ci.spec.paths import Items, MapValues, Prop, escape_name, parse
-from satori_ci.spec.routes import parse_template
+from satori_ci.spec.routes import Segment, parse_template
 
 IDENTIFIERS = ("id", "uuid", "name", "slug", "key", "code", "path", "login", "username", "number", "sha")
 """Fields that usually name one resource of a list, most specific first."""
@@ -25,8 +26,12 @@ CONTAINERS = ("", "items", "data", "results", "content", "value", "records", "en
 """Where lists usually sit in a body (`[]`, `items[]`, ...): tried when the spec does not describe the list."""
 
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+
+
+@lru_cache(maxsize=65536)
 def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    return _NOT_ALNUM.sub("", name.lower())
 
 
 def singular(word: str) -> str:
@@ -72,7 +77,15 @@ class Producer:
 
 def _list_paths(fields: Sequence[ResponseField], names: Sequence[str]) -> list[str]:
     """`<container>[].<name>` fields of the producer (the items of a list, then one of their properties)."""
-    by_name: dict[str, list[tuple[int, str]]] = {}
+    return _paths_named(_list_index(fields), names)
+
+
+ListIndex = dict[str, list[tuple[int, str]]]
+"""A producer's `<container>[].<name>` fields by normalized name: (segments, field path), in spec order."""
+
+
+def _list_index(fields: Sequence[ResponseField]) -> ListIndex:
+    by_name: ListIndex = {}
     for f in fields:
         try:
             parts = parse(f.field)
@@ -85,6 +98,10 @@ def _list_paths(fields: Sequence[ResponseField], names: Sequence[str]) -> list[s
         if f.type in ("object", "array", "boolean"):
             continue
         by_name.setdefault(_norm(parts[-1].name), []).append((len(parts), f.field))
+    return by_name
+
+
+def _paths_named(by_name: ListIndex, names: Sequence[str]) -> list[str]:
     out: list[str] = []
     for name in names:
         for _, path in sorted(by_name.get(_norm(name), [])):
@@ -102,50 +119,98 @@ def _guessed_paths(names: Sequence[str]) -> list[str]:
     return out
 
 
-def find_producer(spec: Spec, consumer: Operation, candidates: Sequence[Operation]) -> Producer | None:
-    """The producer of the consumer's last path parameter among `candidates` (operations that are sent)."""
+class Lookup:
+    """What the plan asks of a spec again and again, each found once: a producer's list fields by name, its
+    links (in `candidates`, which it may be), the GET on a path (a spec of a thousand operations asks for each
+    of them for each parameter: without these, GitHub's spec is planned in hours, not seconds)."""
+
+    def __init__(self, spec: Spec, candidates: Sequence[Operation]) -> None:
+        self.spec = spec
+        self.candidates = list(candidates)
+        self._lists: dict[int, ListIndex] = {}
+        self._links: dict[int, list[Any]] = {}
+        self._gets: dict[tuple[Segment, ...], Operation] = {}
+        self._linking: list[Operation] | None = None
+        self._listing: dict[str, list[Operation]] | None = None
+        """The candidates whose responses have links."""
+        for c in reversed(self.candidates):  # the first GET on a path wins
+            if c.method == "GET":
+                self._gets[parse_template(c.path).segments] = c
+
+    def list_paths(self, producer: Operation, names: Sequence[str]) -> list[str]:
+        """`_list_paths` of the producer's first response."""
+        index = self._lists.get(id(producer))
+        if index is None:
+            status = producer.statuses[0] if producer.statuses else None
+            key = OperationKey(producer.method, producer.path, status) if status is not None else None
+            fields = self.spec.fields_of(key) if key is not None else ()
+            index = self._lists[id(producer)] = _list_index(fields)
+        return _paths_named(index, names)
+
+    def listing(self, name: str) -> list[Operation]:
+        """The candidates whose first response lists items with a field of this normalized name."""
+        if self._listing is None:
+            self._listing = {}
+            for c in self.candidates:
+                self.list_paths(c, ())
+                for key in self._lists[id(c)]:
+                    self._listing.setdefault(key, []).append(c)
+        return self._listing.get(name, [])
+
+    def get_on(self, segments: tuple[Segment, ...]) -> Operation | None:
+        """The first GET among the candidates on the path of these segments."""
+        return self._gets.get(segments)
+
+    def linked(self, consumer: Operation, param: str) -> Producer | None:
+        """A producer whose response declares a `link` to the consumer that fills `param` from its body."""
+        if self._linking is None:
+            self._linking = [c for c in self.candidates if self._links_of(c)]
+        for producer in self._linking:
+            if producer is consumer:
+                continue
+            for link in self._links_of(producer):
+                found = _link_path(self.spec, link, consumer, param)
+                if found is not None:
+                    return Producer(producer, param, (found,), ())
+        return None
+
+    def _links_of(self, producer: Operation) -> list[Any]:
+        """The links of the producer's responses (resolved), in the order of its statuses."""
+        links = self._links.get(id(producer))
+        if links is None:
+            links = self._links[id(producer)] = []
+            responses = raw_operation(self.spec, producer).get("responses")
+            if isinstance(responses, dict):
+                for status in producer.statuses:
+                    response = self.spec.resolve(responses.get(status))
+                    found = response.get("links") if isinstance(response, dict) else None
+                    if isinstance(found, dict):
+                        links.extend(self.spec.resolve(link) for link in found.values())
+        return links
+
+
+def find_producer(lookup: Lookup, consumer: Operation) -> Producer | None:
+    """The producer of the consumer's last path parameter among the lookup's candidates (operations that are
+    sent)."""
     parts = parse_template(consumer.path).segments
     index = max((i for i, s in enumerate(parts) if s.whole), default=None)
     if index is None:
         return None
     param = parts[index].whole
     assert param is not None
-    linked = _linked(spec, consumer, param, candidates)
+    linked = lookup.linked(consumer, param)
     if linked is not None:
         return linked
     prefix = parts[:index]
-    producer = next((c for c in candidates if c.method == "GET" and c is not consumer
-                     and parse_template(c.path).segments == prefix), None)
-    if producer is None:
+    producer = lookup.get_on(prefix)
+    if producer is None or producer is consumer:
         return None
     collection = next((s.text for s in reversed(prefix) if not s.whole), None)
     names = candidate_names(param, collection)
-    status = producer.statuses[0] if producer.statuses else None
-    fields = spec.fields_of(OperationKey(producer.method, producer.path, status)) if status is not None else ()
-    paths = _list_paths(fields, names) or _guessed_paths(names)
+    paths = lookup.list_paths(producer, names) or _guessed_paths(names)
     carry = tuple((str(parts[i].whole), str(prefix[i].whole))
                   for i in range(index) if parts[i].whole and prefix[i].whole)
     return Producer(producer, param, tuple(paths), carry)
-
-
-def _linked(spec: Spec, consumer: Operation, param: str, candidates: Sequence[Operation]) -> Producer | None:
-    """A producer whose response declares a `link` to the consumer that fills `param` from its body."""
-    for producer in candidates:
-        if producer is consumer:
-            continue
-        responses = raw_operation(spec, producer).get("responses")
-        if not isinstance(responses, dict):
-            continue
-        for status in producer.statuses:
-            response = spec.resolve(responses.get(status))
-            links = response.get("links") if isinstance(response, dict) else None
-            if not isinstance(links, dict):
-                continue
-            for link in links.values():
-                found = _link_path(spec, spec.resolve(link), consumer, param)
-                if found is not None:
-                    return Producer(producer, param, (found,), ())
-    return None
 
 
 def _link_path(spec: Spec, link: Any, consumer: Operation, param: str) -> str | None:

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from satori_ci.plan.chaining import _guessed_paths, _linked, _list_paths, _norm, candidate_names, singular
+from satori_ci.plan.chaining import Lookup, _guessed_paths, _norm, candidate_names, singular
 from satori_ci.plan.model import Feed
 from satori_ci.plan.samples import _fallback, _resolve, explicit_examples, raw_operation, scalar_text
-from satori_ci.spec.model import Operation, OperationKey, Parameter, Spec
+from satori_ci.spec.model import Operation, Parameter, Spec
 from satori_ci.spec.routes import Segment, parse_template
 
 GENERIC = frozenset({"id", "uuid", "name", "key", "code", "path", "slug", "type", "value", "number", "q", "query",
@@ -42,15 +42,6 @@ MIN_SHARED_PROPERTIES = 3
 
 def _label(operation: Operation) -> str:
     return f"{operation.method} {operation.path}"
-
-
-def _list_fields(spec: Spec, producer: Operation, names: Sequence[str], guess: bool = True) -> tuple[str, ...]:
-    status = producer.statuses[0] if producer.statuses else None
-    fields = spec.fields_of(OperationKey(producer.method, producer.path, status)) if status is not None else ()
-    found = _list_paths(fields, names)
-    if not found and guess:
-        found = _guessed_paths(names)
-    return tuple(found)
 
 
 def _carry(consumer: Sequence[Segment], producer: Sequence[Segment], upto: int) -> tuple[tuple[str, str], ...]:
@@ -74,8 +65,35 @@ class FeedFinder:
     def __init__(self, spec: Spec, candidates: Sequence[Operation]) -> None:
         self.spec = spec
         self.candidates = [c for c in candidates if c.method == "GET" and c.statuses]
+        self.lookup = Lookup(spec, self.candidates)
         self.templates = {id(c): parse_template(c.path).segments for c in self.candidates}
+        self.shapes = {id(c): _shape(self.templates[id(c)]) for c in self.candidates}
+        self._by_segments: dict[tuple[Segment, ...], Operation] = {}
+        for c in reversed(self.candidates):
+            self._by_segments[self.templates[id(c)]] = c
+        self._position = {id(c): i for i, c in enumerate(self.candidates)}
+        self._by_shape: dict[tuple[str, ...], list[Operation]] = {}
+        """The candidates by their path's shape, and (with the key `("..", *parent)`) by their parent's shape."""
+        for c in self.candidates:
+            shape = self.shapes[id(c)]
+            self._by_shape.setdefault(shape, []).append(c)
+            if shape:
+                self._by_shape.setdefault(("..", *shape[:-1]), []).append(c)
+        self._collections: dict[int, tuple[str | None, str, str]] = {}
+        self._holding: dict[str, list[Operation]] = {}
+        """The candidates by the parameters their path holds as a whole segment."""
+        self._by_thing: dict[str, list[Operation]] = {}
+        """The candidates on a literal collection, by the thing it lists (`things` and `parent_things`)."""
+        for c in self.candidates:
+            for name in dict.fromkeys(s.whole for s in self.templates[id(c)] if s.whole):
+                self._holding.setdefault(name, []).append(c)
+            collection, thing, parent = self._collection(c)
+            if collection:
+                for key in dict.fromkeys((thing, parent + thing)):
+                    self._by_thing.setdefault(key, []).append(c)
+        self._by_items: dict[object, list[Operation]] | None = None
         self._items: dict[int, tuple[str | None, frozenset[str]]] = {}
+        self._found: dict[tuple[int, str], tuple[Feed, ...]] = {}
 
     def path_feeds(self, consumer: Operation, param: str) -> tuple[Feed, ...]:
         found = self._path_feeds(consumer, param)
@@ -83,37 +101,52 @@ class FeedFinder:
             found = _ranked([*found, *self._elsewhere(consumer, param)])
         return found
 
+    def _list_fields(self, producer: Operation, names: Sequence[str], guess: bool = True) -> tuple[str, ...]:
+        found = self.lookup.list_paths(producer, names)
+        if not found and guess:
+            found = _guessed_paths(names)
+        return tuple(found)
+
     def _elsewhere(self, consumer: Operation, param: str) -> list[Feed]:
         """The feeds of a path parameter of the same name in another operation (`/repos/{owner}/x` takes the
         `owner` values `/users/{owner}` gets from `/users`), when they need nothing carried."""
         out: list[Feed] = []
-        for other in self.candidates:
-            if other is consumer or param not in (s.whole for s in self.templates[id(other)]):
+        for other in self._holding.get(param, ()):
+            if other is consumer:
                 continue
             out.extend(replace(f, why="same name") for f in self._path_feeds(other, param)
                        if not f.carry and f.why != "same name")
         return out
 
     def _path_feeds(self, consumer: Operation, param: str) -> tuple[Feed, ...]:
+        """The feeds found for the parameter on the operation's own path (each asked for once)."""
+        key = (id(consumer), param)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._find_path_feeds(consumer, param)
+        return found
+
+    def _find_path_feeds(self, consumer: Operation, param: str) -> tuple[Feed, ...]:
         parts = parse_template(consumer.path).segments
         index = next((i for i, s in enumerate(parts) if s.whole == param), None)
         if index is None:
             return ()
         feeds: list[Feed] = []
-        linked = _linked(self.spec, consumer, param, self.candidates)
+        linked = self.lookup.linked(consumer, param)
         if linked is not None:
             feeds.append(Feed(_label(linked.operation), param, linked.paths, (), "link"))
         prefix = parts[:index]
         collection = next((s.text for s in reversed(prefix) if not s.whole), None)
         names = candidate_names(param, collection)
-        for producer in self.candidates:
+        mine = _shape(prefix)
+        for producer in self._related(mine):
             if producer is consumer:
                 continue
             theirs = self.templates[id(producer)]
-            why = self._path_relation(prefix, theirs)
+            why = self._path_relation(prefix, mine, theirs, self.shapes[id(producer)])
             if why is None:
                 continue
-            feeds.append(Feed(_label(producer), param, _list_fields(self.spec, producer, names),
+            feeds.append(Feed(_label(producer), param, self._list_fields(producer, names),
                               _carry(parts, theirs, index), why))
         feeds.extend(self._same_schema(consumer, param, names))
         if not feeds:
@@ -121,10 +154,22 @@ class FeedFinder:
         feeds.extend(self._itself(consumer, param))
         return _ranked(feeds)
 
+    def _related(self, mine: tuple[str, ...]) -> list[Operation]:
+        """The candidates whose path may relate to a prefix of shape `mine` (`_path_relation`), in their order:
+        the same shape, a sibling's (the same parent) or a child's."""
+        related = [*self._by_shape.get(mine, ()), *self._by_shape.get(("..", *mine), ())]
+        if mine:
+            related += self._by_shape.get(("..", *mine[:-1]), ())
+        return self._in_order(related)
+
+    def _in_order(self, operations: Sequence[Operation]) -> list[Operation]:
+        """The candidates among `operations`, once each, in the candidates' order."""
+        return sorted({id(c): c for c in operations}.values(), key=lambda c: self._position[id(c)])
+
     def query_feeds(self, consumer: Operation, parameter: Parameter) -> tuple[Feed, ...]:
         """Feeds of a required query or header parameter: links, lists named like it, lists whose items have it."""
         feeds: list[Feed] = []
-        linked = _linked(self.spec, consumer, parameter.name, self.candidates)
+        linked = self.lookup.linked(consumer, parameter.name)
         if linked is not None:
             feeds.append(Feed(_label(linked.operation), parameter.name, linked.paths, (), "link"))
         feeds.extend(self._named(consumer, parameter.name))
@@ -136,29 +181,43 @@ class FeedFinder:
         """Lists that name the parameter: `thing_id`/`thingIds` <- a list on `/.../things` (its items' `id`;
         `prompt_version_id` <- `/prompts/{p}/versions`), or a list whose items have a property of the
         parameter's exact name (not a generic one like `id`)."""
-        stem = _stem(param)
+        stem, norm = _stem(param), _norm(param)
+        generic = norm in GENERIC
+        pool = [*self._by_thing.get(stem, ()), *(() if generic else self.lookup.listing(norm))] if stem else (
+            [] if generic else self.lookup.listing(norm))
         out = []
-        for producer in self.candidates:
+        for producer in self._in_order(pool):  # the others give nothing: neither named nor listing the name
             if producer is consumer:
                 continue
-            literal = [s.text for s in self.templates[id(producer)] if not s.whole]
-            last = self.templates[id(producer)][-1] if self.templates[id(producer)] else None
-            collection = literal[-1] if literal and last is not None and not last.whole else None
-            parent = _norm(singular(literal[-2])) if len(literal) > 1 else ""
-            named = bool(collection and stem and stem in (_norm(singular(collection)),
-                                                          parent + _norm(singular(collection))))
+            collection, thing, parent = self._collection(producer)
+            named = bool(collection and stem and stem in (thing, parent + thing))
             if named:
-                paths = _list_fields(self.spec, producer, candidate_names(singular(param), collection), guess=True)
-            elif _norm(param) not in GENERIC:
-                paths = _list_fields(self.spec, producer, (param,), guess=False)
+                paths = self._list_fields(producer, candidate_names(singular(param), collection), guess=True)
+            elif not generic:
+                paths = self._list_fields(producer, (param,), guess=False)
             else:
                 paths = ()
             if paths:
                 out.append(Feed(_label(producer), param, paths, (), "same name"))
         return out
 
-    def _path_relation(self, prefix: Sequence[Segment], theirs: Sequence[Segment]) -> str | None:
-        mine, other = _shape(prefix), _shape(theirs)
+    def _collection(self, producer: Operation) -> tuple[str | None, str, str]:
+        """The literal last segment of the producer's path (None if a parameter ends it), that segment
+        singular and normalized, and the literal before it, the same (`/prompts/{p}/versions`: `versions`,
+        `version`, `prompt`)."""
+        found = self._collections.get(id(producer))
+        if found is None:
+            segments = self.templates[id(producer)]
+            literal = [s.text for s in segments if not s.whole]
+            collection = literal[-1] if literal and segments and not segments[-1].whole else None
+            parent = _norm(singular(literal[-2])) if len(literal) > 1 else ""
+            found = self._collections[id(producer)] = (
+                collection, _norm(singular(collection)) if collection else "", parent)
+        return found
+
+    def _path_relation(self, prefix: Sequence[Segment], mine: tuple[str, ...], theirs: Sequence[Segment],
+                       other: tuple[str, ...]) -> str | None:
+        """How a producer's path (`theirs`, of shape `other`) relates to the consumer's before its parameter."""
         if other == mine:
             return "path prefix"
         if not prefix or prefix[-1].whole:
@@ -176,22 +235,30 @@ class FeedFinder:
     def _items_of_known(self, segments: Sequence[Segment]) -> bool:
         """Whether the operation on these segments answers a list the spec describes (a `/things/search` sibling
         counts only then: `bench/producers.py` finds many literal siblings that are not lists)."""
-        producer = next((c for c in self.candidates if self.templates[id(c)] == tuple(segments)), None)
+        producer = self._by_segments.get(tuple(segments))
         return producer is not None and self._items_of(producer) != (None, frozenset())
 
     def _same_schema(self, consumer: Operation, param: str, names: Sequence[str]) -> list[Feed]:
         ref, props = self._schema_of(consumer)
         if ref is None and len(props) < MIN_SHARED_PROPERTIES:
             return []
+        if self._by_items is None:
+            self._by_items = {}
+            for c in self.candidates:
+                their_ref, their_props = self._items_of(c)
+                for key in (their_ref, their_props):
+                    self._by_items.setdefault(key, []).append(c)
+        pool = [*(self._by_items.get(ref, ()) if ref is not None else ()),
+                *(self._by_items.get(props, ()) if len(props) >= MIN_SHARED_PROPERTIES else ())]
         out = []
-        for producer in self.candidates:
+        for producer in self._in_order(pool):
             if producer is consumer:
                 continue
             their_ref, their_props = self._items_of(producer)
             same = (ref is not None and their_ref == ref) or (
                 len(props) >= MIN_SHARED_PROPERTIES and their_props == props)
             if same:
-                paths = _list_fields(self.spec, producer, names, guess=False)
+                paths = self._list_fields(producer, names, guess=False)
                 if paths:
                     out.append(Feed(_label(producer), param, paths, (), "same schema"))
         return out
@@ -205,7 +272,7 @@ class FeedFinder:
         if not segments or segments[-1].whole != param:  # `/things/{id}/parts` does not list things
             return []
         wanted = (param, *(("path", "name") if _norm(param) in PATH_LIKE else ()))
-        paths = _list_fields(self.spec, consumer, wanted, guess=False)
+        paths = self._list_fields(consumer, wanted, guess=False)
         if not paths and _norm(param) in PATH_LIKE and _norm(param) in {_norm(p) for p in self._schema_of(consumer)[1]}:
             paths = tuple(_guessed_paths(wanted))
         return [Feed(_label(consumer), param, paths, (), "recursive listing")] if paths else []

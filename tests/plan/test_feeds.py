@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
-from satori_ci.plan import PlanSettings, plan_requests
+from satori_ci.plan import PlanSettings, chaining, plan_requests
 from satori_ci.plan.model import PlannedOperation, RequestPlan, SkipKind
 from satori_ci.spec import load_spec
 
@@ -116,3 +117,35 @@ def test_without_chaining_no_feed_is_kept(tmp_path: Path) -> None:
     spec.write_text(yaml.safe_dump(document), encoding="utf-8")
     plan = plan_requests(load_spec(str(spec)), PlanSettings(chain=0))
     assert [k.label for k in plan.skipped] == ["GET /silence/{silenceID}"]
+
+
+def test_operations_sharing_parameter_names_are_planned_reading_each_producers_fields_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GitHub's spec: a thousand operations under `/repos/{owner}/{repo}`. Each parameter of each was matched
+    against every list, parsing every list's fields again (hours); the fields of a producer are read once."""
+    repo = {"type": "object", "properties": {"repo": {"type": "string"}, "owner": {"type": "string"},
+                                             "full_name": {"type": "string"}}}
+    paths: dict[str, Any] = {"/users": {"get": _list({"type": "object", "properties": {"login": {"type": "string"}}})},
+                             "/repositories": {"get": _list(repo)}}
+    for i in range(40):
+        paths[f"/repos/{{owner}}/{{repo}}/part{i}"] = {"get": _list(repo) | {
+            "parameters": [_path("owner"), _path("repo")]}}
+        paths[f"/repos/{{owner}}/{{repo}}/part{i}/{{part_id}}"] = {"get": _one(THING, *(
+            _path(n) for n in ("owner", "repo", "part_id")))}
+    document = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths}
+    spec_file = tmp_path / "openapi.yaml"
+    spec_file.write_text(yaml.safe_dump(document), encoding="utf-8")
+    spec = load_spec(str(spec_file))
+    parsed: list[str] = []
+    real_parse = chaining.parse
+
+    def counting(path: str) -> Any:
+        parsed.append(path)
+        return real_parse(path)
+
+    monkeypatch.setattr(chaining, "parse", counting)
+    plan = plan_requests(spec, PlanSettings())
+    # the feeds finder and the chain finder each read a producer's fields at most once
+    assert len(parsed) <= 2 * len(spec.fields), (len(parsed), len(spec.fields))
+    assert _why(plan, "GET /repos/{owner}/{repo}/part7/{part_id}")[0] == ("GET /repos/{owner}/{repo}/part7",
+                                                                         "path prefix")
