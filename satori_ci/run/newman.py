@@ -48,6 +48,8 @@ TeamSource: TypeAlias = TeamCollection
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REPORTER_DIR = Path(__file__).resolve().with_name("node")
 """Holds `newman-reporter-satori/`; put on NODE_PATH so that `newman -r satori` finds it."""
+PRELOAD = REPORTER_DIR / "satori-preload.js"
+"""Required into Newman's process before Newman (NODE_OPTIONS): see the file."""
 SETUP_COMMAND = "npm ci"
 NEWMAN_VERSION = "6.2.2"
 """The newman package-lock.json pins (a test keeps them equal)."""
@@ -113,6 +115,14 @@ def _write_private(path: Path, text: str) -> None:
 def _node_path() -> str:
     existing = os.environ.get("NODE_PATH")
     return str(REPORTER_DIR) + (os.pathsep + existing if existing else "")
+
+
+def _node_options() -> str:
+    """NODE_OPTIONS for Newman: `satori-preload.js` first (files satori-ci writes are read as the UTF-8 they are,
+    not guessed at byte by byte), then the user's own."""
+    preload = str(PRELOAD).replace("\\", "\\\\").replace('"', '\\"')
+    existing = os.environ.get("NODE_OPTIONS", "").strip()
+    return f'--require "{preload}"' + (f" {existing}" if existing else "")
 
 
 def run_budget(planned: RequestSet, config: RunConfig, iterations: int) -> float:
@@ -199,7 +209,7 @@ def _run_once(newman: str, export: _Export, config: RunConfig, iterations: int, 
         command.append("--insecure")
     if export.planned.budget.rate > 0:  # `requests.rate`: Newman waits between two requests
         command += ["--delay-request", str(math.ceil(1000 / export.planned.budget.rate))]
-    env = {**os.environ, "NODE_PATH": _node_path()}
+    env = {**os.environ, "NODE_PATH": _node_path(), "NODE_OPTIONS": _node_options()}
     errors = workdir / f"{name}.stderr.txt"
     try:
         with errors.open("wb") as stderr_file:
