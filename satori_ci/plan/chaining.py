@@ -87,6 +87,12 @@ ListIndex = dict[str, list[tuple[int, str]]]
 def _list_index(fields: Sequence[ResponseField]) -> ListIndex:
     by_name: ListIndex = {}
     for f in fields:
+        if f.type in ("object", "array", "boolean"):
+            continue
+        # such a field's path holds `[]` once, then `.` and the name, and no `{}` (an escaped name holds neither):
+        # the others (deep in lists of lists: most of an AWS spec's fields) are not parsed
+        if f.field.count("[]") != 1 or "[]." not in f.field or "{}" in f.field:
+            continue
         try:
             parts = parse(f.field)
         except ValueError:
@@ -94,8 +100,6 @@ def _list_index(fields: Sequence[ResponseField]) -> ListIndex:
         if len(parts) < 2 or not isinstance(parts[-1], Prop) or not isinstance(parts[-2], Items):
             continue
         if any(isinstance(p, Items | MapValues) for p in parts[:-2]):
-            continue
-        if f.type in ("object", "array", "boolean"):
             continue
         by_name.setdefault(_norm(parts[-1].name), []).append((len(parts), f.field))
     return by_name

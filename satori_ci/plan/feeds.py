@@ -74,11 +74,15 @@ class FeedFinder:
         self._position = {id(c): i for i, c in enumerate(self.candidates)}
         self._by_shape: dict[tuple[str, ...], list[Operation]] = {}
         """The candidates by their path's shape, and (with the key `("..", *parent)`) by their parent's shape."""
+        self._siblings: dict[tuple[tuple[str, ...], str], list[Operation]] = {}
+        """The candidates ending in a literal segment, by their parent's shape and that segment in lower case."""
         for c in self.candidates:
-            shape = self.shapes[id(c)]
+            shape, segments = self.shapes[id(c)], self.templates[id(c)]
             self._by_shape.setdefault(shape, []).append(c)
             if shape:
                 self._by_shape.setdefault(("..", *shape[:-1]), []).append(c)
+                if not segments[-1].whole:
+                    self._siblings.setdefault((shape[:-1], segments[-1].text.lower()), []).append(c)
         self._collections: dict[int, tuple[str | None, str, str]] = {}
         self._holding: dict[str, list[Operation]] = {}
         """The candidates by the parameters their path holds as a whole segment."""
@@ -139,7 +143,7 @@ class FeedFinder:
         collection = next((s.text for s in reversed(prefix) if not s.whole), None)
         names = candidate_names(param, collection)
         mine = _shape(prefix)
-        for producer in self._related(mine):
+        for producer in self._related(prefix, mine):
             if producer is consumer:
                 continue
             theirs = self.templates[id(producer)]
@@ -154,12 +158,17 @@ class FeedFinder:
         feeds.extend(self._itself(consumer, param))
         return _ranked(feeds)
 
-    def _related(self, mine: tuple[str, ...]) -> list[Operation]:
-        """The candidates whose path may relate to a prefix of shape `mine` (`_path_relation`), in their order:
-        the same shape, a sibling's (the same parent) or a child's."""
-        related = [*self._by_shape.get(mine, ()), *self._by_shape.get(("..", *mine), ())]
-        if mine:
-            related += self._by_shape.get(("..", *mine[:-1]), ())
+    def _related(self, prefix: Sequence[Segment], mine: tuple[str, ...]) -> list[Operation]:
+        """The candidates whose path may relate to the prefix (of shape `mine`) as `_path_relation` says, in their
+        order: the same shape; after a literal segment, a child of the prefix or a sibling named as its singular
+        or plural."""
+        related = list(self._by_shape.get(mine, ()))
+        if prefix and not prefix[-1].whole:
+            last = prefix[-1].text
+            related += self._by_shape.get(("..", *mine), ())
+            for form in _plural_forms(last) | {singular(last)}:
+                if form != last.lower():
+                    related += self._siblings.get((mine[:-1], form), ())
         return self._in_order(related)
 
     def _in_order(self, operations: Sequence[Operation]) -> list[Operation]:
