@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import compileall
 import contextlib
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,8 +59,9 @@ def _test_modules(config: pytest.Config) -> Iterator[Path]:
 
 
 def _rewrite_test_modules_once(config: pytest.Config) -> None:
-    """Before the workers start, the test modules' assertion rewriting (pytest's, ~7 s of CPU for the suite) done once
-    and cached in `__pycache__`, split over the cores: every worker collects every module, and where
+    """Before the workers start, the test modules' assertion rewriting (pytest's, ~7 s of CPU for the suite), and the
+    plugins' (`_plugin_modules`), done once and cached in `__pycache__`, split over the cores: every worker collects
+    every module and imports the plugins, and where
     `PYTHONDONTWRITEBYTECODE` is set none would cache its rewrite, so each would do all of it again. This uses pytest's
     own rewriting functions (internal API); if they change, nothing is cached and the workers rewrite as before."""
     try:
@@ -68,7 +71,8 @@ def _rewrite_test_modules_once(config: pytest.Config) -> None:
             return rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
 
         state = config.stash[rewrite.assertstate_key]
-        todo = [fn for fn in dict.fromkeys(_test_modules(config)) if rewrite._read_pyc(fn, cached(fn)) is None]
+        modules = [*_test_modules(config), *_plugin_modules(state)]
+        todo = [fn for fn in dict.fromkeys(modules) if rewrite._read_pyc(fn, cached(fn)) is None]
 
         def rewrite_all(files: list[Path]) -> None:
             for fn in files:
@@ -92,6 +96,22 @@ def _rewrite_test_modules_once(config: pytest.Config) -> None:
     rewrite_all(chunks[0])
     for pid in children:
         os.waitpid(pid, 0)
+
+
+def _plugin_modules(state: Any) -> Iterator[Path]:
+    """The modules of the installed pytest plugins (hypothesis, xdist, anyio): pytest rewrites the assertions of every
+    module of a plugin's distribution too, so each worker would rewrite those it imports (~1 s of CPU) again."""
+    hook = state.hook
+    for name in sorted(hook._must_rewrite if hook is not None else ()):
+        with contextlib.suppress(ImportError, ValueError):  # a name pytest marked that is no module here
+            spec = importlib.util.find_spec(name)
+            if spec is None:
+                continue
+            folders = spec.submodule_search_locations
+            if folders:
+                yield from (p for folder in folders for p in sorted(Path(folder).rglob("*.py")))
+            elif spec.origin and spec.origin.endswith(".py"):
+                yield Path(spec.origin)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -135,8 +135,9 @@ class Lookup:
         self._links: dict[int, list[Any]] = {}
         self._gets: dict[tuple[Segment, ...], Operation] = {}
         self._linking: list[Operation] | None = None
-        self._listing: dict[str, list[Operation]] | None = None
         """The candidates whose responses have links."""
+        self._listing: dict[str, list[Operation]] | None = None
+        """The candidates by the normalized names of their list items' fields."""
         for c in reversed(self.candidates):  # the first GET on a path wins
             if c.method == "GET":
                 self._gets[parse_template(c.path).segments] = c
