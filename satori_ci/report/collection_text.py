@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from satori_ci.plan.model import SkipKind
 from satori_ci.plan.requests import RequestSet
 from satori_ci.report.coverage import distinct
+from satori_ci.report.run_text import UNSAFE_LISTED, unsafe_summary
 
 
 def _plural(n: int, word: str) -> str:
@@ -29,6 +31,13 @@ def written_line(path: str, planned: RequestSet, oracles: int) -> str:
 
 
 def collection_notes(planned: RequestSet) -> tuple[str, ...]:
-    """The plan's notes, then why each operation is not sent, each once."""
-    skipped = (f"{k.label}: not sent: {k.detail}" for k in distinct(planned.skipped))
-    return tuple(dict.fromkeys((*planned.notes, *skipped)))
+    """The plan's notes, then why each operation is not sent, each once; more than a few non-safe operations in one
+    note, as a run's report says them (GitHub's spec has 670)."""
+    skipped = distinct(planned.skipped)
+    unsafe = [k for k in skipped if k.kind is SkipKind.UNSAFE_METHOD]
+    grouped = len(unsafe) > UNSAFE_LISTED
+    lines = [f"{k.label}: not sent: {k.detail}" for k in skipped
+             if not (grouped and k.kind is SkipKind.UNSAFE_METHOD)]
+    if grouped:
+        lines.append(f"not sent: {unsafe_summary(unsafe)}")
+    return tuple(dict.fromkeys((*planned.notes, *lines)))

@@ -7,10 +7,11 @@ control character of theirs is printed.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from satori_ci.oracles.model import OBSERVED, Oracle
-from satori_ci.plan.model import SENT, SkipKind
+from satori_ci.plan.model import SENT, Skip, SkipKind
 from satori_ci.report.coverage import coverage_of, distinct
 from satori_ci.report.escape import clip, visible
 from satori_ci.report.team_text import MESSAGE_LIMIT, NOT_RUN
@@ -18,6 +19,17 @@ from satori_ci.run.model import RunResult, Violation
 
 MAX_LISTED = 200
 """Violations spelled out in the text; the rest are counted (the JSON report has them all)."""
+
+
+UNSAFE_LISTED = 3
+"""Non-safe operations not sent that are listed one by one; more are said in one line (`unsafe_summary`)."""
+
+
+def unsafe_summary(unsafe: Sequence[Skip]) -> str:
+    """The non-safe operations not sent, in one line: how many, the first five, how to opt in."""
+    return (f"{len(unsafe)} non-safe operations ({', '.join(k.label for k in unsafe[:5])}"
+            f"{', ...' if len(unsafe) > 5 else ''}): only GET and HEAD are sent unless opted in with "
+            "--unsafe \"METHOD /path\" or requests: unsafe: [...] in .satori.yml")
 
 
 def _plural(n: int, word: str) -> str:
@@ -88,12 +100,10 @@ def run_text(result: RunResult) -> str:
     skipped = distinct(result.skipped)
     unsafe = [k for k in skipped if k.kind is SkipKind.UNSAFE_METHOD]
     for skip in skipped:
-        if skip.kind is not SkipKind.UNSAFE_METHOD or len(unsafe) <= 3:
+        if skip.kind is not SkipKind.UNSAFE_METHOD or len(unsafe) <= UNSAFE_LISTED:
             out.append(f"{'NOT REACHED' if skip.kind in SENT else 'NOT SENT'} {skip.label}: {skip.detail}")
-    if len(unsafe) > 3:
-        out.append(f"NOT SENT {len(unsafe)} non-safe operations ({', '.join(k.label for k in unsafe[:5])}"
-                   f"{', ...' if len(unsafe) > 5 else ''}): only GET and HEAD are sent unless opted in with "
-                   "--unsafe \"METHOD /path\" or requests: unsafe: [...] in .satori.yml")
+    if len(unsafe) > UNSAFE_LISTED:
+        out.append(f"NOT SENT {unsafe_summary(unsafe)}")
     for label, sent, checked, enabled in (found.unexercised if (found := coverage_of(result)) else ()):
         out.append(f"NO ORACLE EXERCISED {label}: {sent} sent, {checked} checked, {enabled} oracle(s) met no value")
     for note in result.notes:
@@ -127,3 +137,4 @@ def _team_lines(result: RunResult) -> list[str]:
 def run_json(result: RunResult, extra: dict[str, Any] | None = None) -> str:
     payload = {**(extra or {}), **result.to_dict()}
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
