@@ -47,7 +47,7 @@ class _Planner:
         self.settings = settings
         self.candidates = candidates
         self.finder = FeedFinder(spec, candidates)
-        self.lookup = Lookup(spec, candidates)
+        self.lookup = Lookup(spec, candidates, self.finder.lookup.lists)  # a producer's fields are read once
         self.by_label = {_label(c): c for c in candidates}
         self.done: dict[int, PlannedOperation | Skip] = {}
         self.visiting: set[int] = set()

@@ -123,15 +123,37 @@ def _guessed_paths(names: Sequence[str]) -> list[str]:
     return out
 
 
-class Lookup:
-    """What the plan asks of a spec again and again, each found once: a producer's list fields by name, its
-    links (in `candidates`, which it may be), the GET on a path (a spec of a thousand operations asks for each
-    of them for each parameter: without these, GitHub's spec is planned in hours, not seconds)."""
+class ListFields:
+    """Each operation's `<container>[].<name>` fields by name, read from its first response once."""
 
-    def __init__(self, spec: Spec, candidates: Sequence[Operation]) -> None:
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        self._by_operation: dict[int, ListIndex] = {}
+
+    def index(self, producer: Operation) -> ListIndex:
+        found = self._by_operation.get(id(producer))
+        if found is None:
+            status = producer.statuses[0] if producer.statuses else None
+            key = OperationKey(producer.method, producer.path, status) if status is not None else None
+            fields = self.spec.fields_of(key) if key is not None else ()
+            found = self._by_operation[id(producer)] = _list_index(fields)
+        return found
+
+    def paths(self, producer: Operation, names: Sequence[str]) -> list[str]:
+        """`_list_paths` of the producer's first response."""
+        return _paths_named(self.index(producer), names)
+
+
+class Lookup:
+    """What the plan asks of a spec again and again, each found once: a producer's list fields by name (`lists`,
+    which lookups over other candidates may share), its links (in `candidates`, which it may be), the GET on a path
+    (a spec of a thousand operations asks for each of them for each parameter: without these, GitHub's spec is
+    planned in hours, not seconds)."""
+
+    def __init__(self, spec: Spec, candidates: Sequence[Operation], lists: ListFields | None = None) -> None:
         self.spec = spec
         self.candidates = list(candidates)
-        self._lists: dict[int, ListIndex] = {}
+        self.lists = lists if lists is not None else ListFields(spec)
         self._links: dict[int, list[Any]] = {}
         self._gets: dict[tuple[Segment, ...], Operation] = {}
         self._linking: list[Operation] | None = None
@@ -144,21 +166,14 @@ class Lookup:
 
     def list_paths(self, producer: Operation, names: Sequence[str]) -> list[str]:
         """`_list_paths` of the producer's first response."""
-        index = self._lists.get(id(producer))
-        if index is None:
-            status = producer.statuses[0] if producer.statuses else None
-            key = OperationKey(producer.method, producer.path, status) if status is not None else None
-            fields = self.spec.fields_of(key) if key is not None else ()
-            index = self._lists[id(producer)] = _list_index(fields)
-        return _paths_named(index, names)
+        return self.lists.paths(producer, names)
 
     def listing(self, name: str) -> list[Operation]:
         """The candidates whose first response lists items with a field of this normalized name."""
         if self._listing is None:
             self._listing = {}
             for c in self.candidates:
-                self.list_paths(c, ())
-                for key in self._lists[id(c)]:
+                for key in self.lists.index(c):
                     self._listing.setdefault(key, []).append(c)
         return self._listing.get(name, [])
 

@@ -68,9 +68,6 @@ class FeedFinder:
         self.lookup = Lookup(spec, self.candidates)
         self.templates = {id(c): parse_template(c.path).segments for c in self.candidates}
         self.shapes = {id(c): _shape(self.templates[id(c)]) for c in self.candidates}
-        self._by_segments: dict[tuple[Segment, ...], Operation] = {}
-        for c in reversed(self.candidates):
-            self._by_segments[self.templates[id(c)]] = c
         self._position = {id(c): i for i, c in enumerate(self.candidates)}
         self._by_shape: dict[tuple[str, ...], list[Operation]] = {}
         """The candidates by their path's shape, and (with the key `("..", *parent)`) by their parent's shape."""
@@ -244,7 +241,7 @@ class FeedFinder:
     def _items_of_known(self, segments: Sequence[Segment]) -> bool:
         """Whether the operation on these segments answers a list the spec describes (a `/things/search` sibling
         counts only then: `bench/producers.py` finds many literal siblings that are not lists)."""
-        producer = self._by_segments.get(tuple(segments))
+        producer = self.lookup.get_on(tuple(segments))
         return producer is not None and self._items_of(producer) != (None, frozenset())
 
     def _same_schema(self, consumer: Operation, param: str, names: Sequence[str]) -> list[Feed]:

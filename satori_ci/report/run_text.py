@@ -137,4 +137,3 @@ def _team_lines(result: RunResult) -> list[str]:
 def run_json(result: RunResult, extra: dict[str, Any] | None = None) -> str:
     payload = {**(extra or {}), **result.to_dict()}
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
-

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from satori_ci.cli import main
+from tests.run.conftest import infer_oracles
 
 
 def _ok(schema: dict[str, Any]) -> dict[str, Any]:
@@ -26,8 +27,7 @@ def _notes(tmp_path: Path, capsys: pytest.CaptureFixture[str], writes: int) -> l
     spec = tmp_path / "openapi.yaml"
     spec.write_text(yaml.safe_dump({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths}),
                     encoding="utf-8")
-    oracles = tmp_path / "oracles.yaml"
-    assert main(["infer", str(spec), "--oracles", str(oracles), "--quiet"]) == 0
+    oracles = infer_oracles(spec, tmp_path / "oracles.yaml")
     capsys.readouterr()
     assert main(["collection", str(spec), "--oracles", str(oracles), "--out", str(tmp_path / "c.json")]) == 0
     return [line for line in capsys.readouterr().err.splitlines() if line.startswith("satori-ci: note:")]
