@@ -8,6 +8,7 @@ from satori_ci.spec.model import (
     Operation,
     OperationKey,
     Parameter,
+    ResponseBody,
     ResponseField,
     SourceLocation,
     Spec,
@@ -15,6 +16,6 @@ from satori_ci.spec.model import (
 
 __all__ = [
     "ChangedField", "FieldDiff", "FieldFacts", "MovedField", "Operation", "OperationKey", "Parameter",
-    "ResponseField", "SourceLocation", "Spec", "SpecError", "SpecErrorKind", "diff_fields", "field_key",
-    "load_spec",
+    "ResponseBody", "ResponseField", "SourceLocation", "Spec", "SpecError", "SpecErrorKind", "diff_fields",
+    "field_key", "load_spec",
 ]

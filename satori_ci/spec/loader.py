@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from satori_ci.spec.documents import DocumentSet
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.model import Spec
+from satori_ci.spec.model import Spec, collector_paused
 from satori_ci.spec.source import DEFAULT_MAX_BYTES, open_source
 from satori_ci.spec.walker import collect
 
@@ -119,25 +116,6 @@ def load_spec(ref: str, *, follow_remote_refs: bool = False, max_bytes: int = DE
             raise SpecError(SpecErrorKind.TOO_LARGE, f"{ref}: schemas nested too deeply") from None
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a spec is loaded (or, by a command, loaded and used).
-
-    A large spec is millions of acyclic dicts and lists; while they and the fields are built, the
-    collector's full passes over them find nothing and cost about as much as the parse itself
-    (GitHub's spec). Reference counting still frees everything (the stage makes no reference
-    cycles); collection resumes afterwards. Its first pass then walks every object allocated while
-    paused that is still alive: a command that is done with the spec before resuming skips that too.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _load(ref: str, follow_remote_refs: bool, max_bytes: int) -> Spec:
     reader = open_source(ref, max_bytes=max_bytes)
     documents = DocumentSet(reader, follow_remote=follow_remote_refs)
@@ -146,14 +124,14 @@ def _load(ref: str, follow_remote_refs: bool, max_bytes: int) -> Spec:
     version, warning = detect_version(root, name)
     info = root.get("info")
     title = str(info.get("title", "")) if isinstance(info, dict) else ""
-    operations, fields = collect(documents, root, version, title)
+    operations, bodies = collect(documents, root, version, title)
     return Spec(
         source=name,
         oas_version=version,
         title=title,
         servers=_servers(root),
         operations=operations,
-        fields=fields,
+        bodies=bodies,
         documents=documents,
         warnings=(warning,) if warning else (),
     )

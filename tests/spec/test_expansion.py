@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from satori_ci.spec import SpecError, SpecErrorKind, load_spec, walker
+from satori_ci.spec import SpecError, SpecErrorKind, load_spec, model, walker
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = "#/components/schemas/"
@@ -214,7 +214,8 @@ def test_budgets_grow_with_the_documents_up_to_a_ceiling() -> None:
 def test_a_spec_past_a_budget_is_refused_before_any_field_is_built(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     emitted: list[object] = []
-    monkeypatch.setattr(walker, "_emit", lambda *args: emitted.append(args))
+    monkeypatch.setattr(model, "_emit", lambda *args: emitted.append(args))
+    monkeypatch.setattr(walker, "ResponseBody", lambda *args: emitted.append(args))
     path = tmp_path / "api.json"
     path.write_text(wide_fan_out(), encoding="utf-8")
     with pytest.raises(SpecError) as info:
