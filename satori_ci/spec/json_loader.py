@@ -132,6 +132,11 @@ outside any string (a JSON string holds none), so a string there that a `:` foll
 skipped first, one character class fewer to test for each: the indentation is most of what the pass reads.)"""
 
 
+_Step = tuple[Any, int, int, int]
+"""A child reached from its parent: it, the keys of the objects closed before it, of those open there before it,
+and the line of the key that introduces it."""
+
+
 class JsonKeyLines:
     """The 1-based lines of the object keys of one parsed JSON text, found on first request.
 
@@ -155,27 +160,37 @@ class JsonKeyLines:
         self._newlines: array[int] | None = None
         self._by_key: dict[int, dict[str, tuple[int, int]]] = {}
         self._by_index: dict[int, list[int]] = {}
+        self._steps: dict[tuple[int, str], _Step] = {}
+        """(id(node), token) -> the step to its child (`_step`), each taken once: locations share their parents."""
 
     def line(self, tokens: list[str]) -> int:
         """The line of the deepest key on the path `tokens` (unescaped pointer tokens) that exists; 1 if none."""
         node, line = self._value, 1
         closed = opened = 0  # keys of the objects closed before `node`; of those open there, before it
+        steps = self._steps
         for token in tokens:
-            if isinstance(node, dict):
-                found = self._keys(node, closed).get(token)
-                if found is None:
+            step = steps.get((id(node), token))
+            if step is None:
+                step = self._step(node, token, closed, opened, line)
+                if step is None:
                     break
-                index, closed = found
-                line = self._line_of_key(closed + opened + index)
-                opened += index + 1
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                index = int(token)
-                closed = self._items(node, closed)[index]
-                node = node[index]
-            else:
-                break
+                steps[(id(node), token)] = step
+            node, closed, opened, line = step
         return line
+
+    def _step(self, node: Any, token: str, closed: int, opened: int, line: int) -> _Step | None:
+        """From `node` (reached with those counts and that line) to its child `token`; None if it has none. A node
+        is reached by one path only (a parsed document shares no node): the step is the same every time."""
+        if isinstance(node, dict):
+            found = self._keys(node, closed).get(token)
+            if found is None:
+                return None
+            index, closed = found
+            return node[token], closed, opened + index + 1, self._line_of_key(closed + opened + index)
+        if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            index = int(token)
+            return node[index], self._items(node, closed)[index], opened, line
+        return None
 
     def _line_of_key(self, ordinal: int) -> int:
         newlines = self._newlines

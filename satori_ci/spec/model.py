@@ -63,11 +63,11 @@ class FieldFacts:
     def as_dict(self) -> dict[str, JSON]:
         """The facts present, under their OpenAPI keyword names, in a fixed order."""
         out: dict[str, JSON] = {}
+        state = self.__dict__  # read directly: 12,000 calls on GitHub's spec
         for attr, key in FACT_KEYWORDS:
-            value = getattr(self, attr)
-            if value is None:
-                continue
-            out[key] = list(value) if isinstance(value, tuple) else value
+            value = state[attr]
+            if value is not None:
+                out[key] = list(value) if isinstance(value, tuple) else value
         return out
 
 
