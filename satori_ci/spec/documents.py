@@ -78,6 +78,9 @@ class DocumentSet:
         """(file, ref) -> (target file, fragment) of `$ref`s into documents not loaded yet."""
         self._followed: dict[tuple[str, str], Resolved] = {}
         """(ref, file) -> what `follow` found (GitHub's spec follows 790 refs 5,500 times)."""
+        self.property_parts: dict[int, tuple[str, str, list[tuple[str, Any]]]] = {}
+        """id(a `properties` mapping) -> (its file, its pointer, each property's name and schema part): a schema's
+        properties are merged into every view that holds it (GitHub's spec: 35,000 times for 7,000)."""
 
     @property
     def entry(self) -> str:
@@ -126,7 +129,7 @@ class DocumentSet:
         if _is_json(file, data):
             text = decode_text(data, name)
             closings: dict[int, int] = {}
-            return _Loaded(load_json(text, name, refs, closings), text, None, refs, set(), closings)
+            return _Loaded(load_json(text, name, refs, closings, data), text, None, refs, set(), closings)
         from satori_ci.spec.yaml_loader import load_yaml  # ruamel: only when a YAML document is read
 
         shared: set[int] = set()

@@ -82,9 +82,12 @@ def decode_text(data: bytes, name: str) -> str:
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
-def load_json(text: str, name: str, refs: list[Any] | None = None, closings: dict[int, int] | None = None) -> Any:
+def load_json(text: str, name: str, refs: list[Any] | None = None, closings: dict[int, int] | None = None,
+              data: bytes | None = None) -> Any:
     """Parse a JSON document; errors name the file and line. `refs` receives every `$ref` value, `closings`
-    the id of every object -> the keys of the objects closed by its end, its own included (for `JsonKeyLines`)."""
+    the id of every object -> the keys of the objects closed by its end, its own included (for `JsonKeyLines`).
+    `data`, the bytes `text` was decoded from, is searched for surrogate escapes instead of the text (a quarter
+    of its size, or less, when the text holds a character past U+FFFF)."""
     hook = _no_duplicates if refs is None and closings is None else _recording(refs, closings)
     try:
         value = json.loads(text, object_pairs_hook=hook)
@@ -98,7 +101,7 @@ def load_json(text: str, name: str, refs: list[Any] | None = None, closings: dic
         raise SpecError(SpecErrorKind.TOO_LARGE, f"{name}: nested too deeply") from None
     except ValueError as exc:  # an integer past Python's digit limit
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}: invalid JSON: {str(exc).split(';')[0]}") from None
-    refuse_lone_surrogates(value, text, name)
+    refuse_lone_surrogates(value, text if data is None else data, name)
     return value
 
 

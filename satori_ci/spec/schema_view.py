@@ -91,7 +91,7 @@ def _absorb(documents: DocumentSet, view: SchemaView, node: Any, file: str, poin
     view.ids.add(id(node))
     view.cost += 1 + len(node)
     _take_keywords(view, node, alternative)
-    _take_structure(view, node, file, pointer, alternative)
+    _take_structure(documents, view, node, file, pointer, alternative)
     if "$ref" in node:
         resolved = documents.follow(node["$ref"], file, pointer)
         if resolved.note is not None:
@@ -147,12 +147,19 @@ def _take_keywords(view: SchemaView, node: dict[str, Any], alternative: bool) ->
             view.keywords.setdefault(key, value)
 
 
-def _take_structure(view: SchemaView, node: dict[str, Any], file: str, pointer: str, alternative: bool) -> None:
+def _take_structure(documents: DocumentSet, view: SchemaView, node: dict[str, Any], file: str, pointer: str,
+                    alternative: bool) -> None:
     properties = node.get("properties")
     if isinstance(properties, dict):
         view.cost += len(properties)
-        for name, schema in properties.items():
-            part = (schema, file, f"{pointer}/properties/{escape_token(name)}")
+        known = documents.property_parts.get(id(properties))
+        if known is not None and known[0] == file and known[1] == pointer:
+            parts = known[2]
+        else:
+            parts = [(name, (schema, file, f"{pointer}/properties/{escape_token(name)}"))
+                     for name, schema in properties.items()]
+            documents.property_parts[id(properties)] = (file, pointer, parts)
+        for name, part in parts:
             existing = view.properties.get(name)
             if existing is None:
                 view.properties[name] = [part]

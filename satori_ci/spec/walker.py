@@ -58,7 +58,8 @@ nodes merged with their keys and properties (GitHub's: 132,597)."""
 
 
 _EMPTY: FieldTree = (0, 0, ())
-_MemoKey = tuple[str, tuple[int, ...]]
+_MemoKey = tuple[str, int | tuple[int, ...]]
+"""A subtree's name and the id of its one schema part (or the ids of its parts, merged)."""
 
 
 class _FieldCollector:
@@ -133,13 +134,17 @@ class _FieldCollector:
         if generation != self._generation:  # a document loaded since: more targets, memo void
             self._memo.clear()
             self._generation = generation
-        memo_key = (name, tuple([id(part[0]) for part in parts]))
+        memo_key = (name, id(parts[0][0]) if len(parts) == 1 else tuple([id(part[0]) for part in parts]))
         variants = self._memo.get(memo_key)
         self.steps += 1
         if variants is not None:
             for known, table in variants:
-                self.steps += 1 + len(known)
-                cached = table.get(known & ancestors)
+                if not known:  # met no node that can be entered elsewhere: the same tree on every path
+                    self.steps += 1
+                    cached = table.get(known)
+                else:
+                    self.steps += 1 + len(known)
+                    cached = table.get(known & ancestors)
                 if cached is not None:
                     self._deps |= known
                     return cached
@@ -202,7 +207,9 @@ class _FieldCollector:
             return size
         entries.append((suffix + child[2][0][0], child[2][0][1]) if len(child[2]) == 1 else (suffix, child))
         count, chars = size[0] + child[0], size[1] + child[1] + len(suffix) * child[0]
-        self._check(count, chars)
+        caps = self._caps
+        if self.count + count > caps[0] or self.chars + chars > caps[1]:
+            self._check(count, chars)
         return count, chars
 
     def _items_type(self, items: list[Part], ancestors: set[int]) -> str | None:
