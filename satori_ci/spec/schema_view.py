@@ -98,10 +98,13 @@ def _absorb(documents: DocumentSet, view: SchemaView, node: Any, file: str, poin
             view.notes.append(resolved.note)
         elif not _absorb(documents, view, resolved.node, resolved.file, resolved.pointer, ancestors, alternative):
             return False
-    for index, member in enumerate(_members(node, "allOf")):
-        if not _absorb(documents, view, member, file, f"{pointer}/allOf/{index}", ancestors, alternative):
-            return False
+    if "allOf" in node:
+        for index, member in enumerate(_members(node, "allOf")):
+            if not _absorb(documents, view, member, file, f"{pointer}/allOf/{index}", ancestors, alternative):
+                return False
     for keyword in ("oneOf", "anyOf"):
+        if keyword not in node:  # most schemas have neither
+            continue
         members = _members(node, keyword)
         single = sum(1 for member in members if not _is_null_schema(member)) == 1
         for index, member in enumerate(members):
