@@ -1,9 +1,10 @@
 """`fields --json` lines straight from the walker's trees: `spec_text.fields_jsonl`'s bytes, redacted, faster.
 
 GitHub's spec has 77,000 fields but 6,000 field states (a schema's fields are shared by every operation using
-it) in 7,000 nested trees: a tree's lines are made once, as one text with the places where a body's head, path
-prefix and operation id go, and each body puts its own in. No `ResponseField` or dict per field is built, and
-the 30 MB text is not redacted as a whole (1.5 s).
+it) in 7,000 nested trees: a tree's lines are made once, as a `%` format taking each line's head and operation
+id, with a mark where the path before the tree goes; a body's lines are its tree's format applied to its own
+head and operation id. No `ResponseField` or dict per field is built, and the 30 MB text is not redacted as a
+whole (1.5 s).
 
 Redacting the pieces is redacting the text. A piece is whole JSON tokens (a path is the one string token its
 pieces make); pieces meet at `: "`, `", `, `, "` or inside a path string, where a path piece starts with `.`,
@@ -26,9 +27,9 @@ from satori_ci.spec.model import FieldState, FieldTree, ResponseBody, SourceLoca
 LineOf = Callable[[SourceLocation], int | None]
 
 
-HEAD, PREFIX, OPERATION_ID = "\x00", "\x01", "\x02"
-"""Where a tree's text (`_LineWriter._text`) takes a line's start, the path before the tree's own, and the
-operation's id. JSON text holds no control character (they are escaped), nor does a redacted piece of it."""
+PREFIX = "\x01"
+"""Where a tree's text (`_LineWriter._text`) takes the path before the tree's own. JSON text holds no control
+character (they are escaped), nor does a redacted piece of it."""
 
 
 def fields_json_lines(bodies: Iterable[ResponseBody], line_of: LineOf, redactor: Redactor) -> list[str]:
@@ -41,10 +42,10 @@ def fields_json_lines(bodies: Iterable[ResponseBody], line_of: LineOf, redactor:
 
 
 class _LineWriter:
-    """A body's lines are its tree's text with the body's head, path prefix and operation id put in; a tree's
-    text is made once (a nested tree's, with its place in the path put in). A body with a path that the
-    redactor's generic patterns may change (a piece holds `//` or `=`) is written a line at a time, those
-    paths redacted whole."""
+    """A body's lines are its tree's text, a `%` format with each line's head and operation id as arguments; a
+    tree's text is made once (a nested tree's, with its place in the path put in). A body with a path that the
+    redactor's generic patterns may change (a piece holds `//` or `=`) is written a line at a time, those paths
+    redacted whole."""
 
     def __init__(self, line_of: LineOf, redactor: Redactor) -> None:
         self.texts: list[str] = []
@@ -52,14 +53,17 @@ class _LineWriter:
         self._redact = redactor.redact
         self._encode = JSONEncoder(ensure_ascii=False, default=str).encode  # as `json.dumps(..., ensure_ascii=False)`
         self._heads: dict[tuple[object, object], tuple[str, str]] = {}
-        self._pieces: dict[str, tuple[str, bool]] = {}
-        """path piece -> its JSON-escaped text, and whether a path holding it may change when redacted"""
+        self._pieces: dict[str, tuple[str, bool, str]] = {}
+        """path piece -> its JSON-escaped text, whether a path holding it may change when redacted, and the text
+        with `%` doubled (for a format)"""
         self._paths: dict[str, str] = {}
         """a path's JSON-escaped text -> its JSON string, redacted (only for those that may change)"""
-        self._states: dict[int, tuple[FieldState, str, str]] = {}
-        """id(field state) -> (it, kept alive; its type piece; its facts to the line's end)"""
+        self._states: dict[int, tuple[FieldState, str, str, str, str]] = {}
+        """id(field state) -> (it, kept alive; its type piece; its facts to the line's end; both with `%` doubled)"""
         self._trees: dict[int, tuple[FieldTree, str, bool]] = {}
         """id(tree) -> (it, kept alive; its text; whether a path piece in it may change when redacted)"""
+        self._roots: dict[int, tuple[FieldTree, str, bool]] = {}
+        """the same, for the trees of bodies: their paths are whole (no `PREFIX`, no leading dot)"""
         self._head = self._operation_id = ""
 
     def body(self, body: ResponseBody) -> None:
@@ -72,37 +76,39 @@ class _LineWriter:
                        f'"status": {encode(op.status)}, "field": '),
                 redact(f', "operation_id": {encode(body.operation_id)}'))
         head, operation_id = pieces
-        text, risky = self._text(body.tree)
-        if risky:
+        known = self._roots.get(id(body.tree))
+        if known is None:
+            known = self._roots[id(body.tree)] = (body.tree, *self._root_text(body.tree))
+        if known[2]:
             self._head, self._operation_id = head, operation_id
             self._lines(body.tree, "", False)
-        elif text:  # a path that starts with its first name's dot is written without it
-            self.texts.append(text.replace(f'"{PREFIX}.', '"').replace(PREFIX, "").replace(HEAD, head)
-                              .replace(OPERATION_ID, operation_id))
+        elif known[1]:
+            self.texts.append(known[1] % ((head, operation_id) * body.field_count))
 
-    def _piece(self, suffix: str) -> tuple[str, bool]:
+    def _piece(self, suffix: str) -> tuple[str, bool, str]:
         piece = self._pieces.get(suffix)
         if piece is None:
             text = encode_basestring(suffix)[1:-1]
-            piece = self._pieces[suffix] = (text, "//" in text or "=" in text)
+            piece = self._pieces[suffix] = (text, "//" in text or "=" in text, text.replace("%", "%%"))
         return piece
 
-    def _state(self, state: FieldState) -> tuple[FieldState, str, str]:
+    def _state(self, state: FieldState) -> tuple[FieldState, str, str, str, str]:
         pieces = self._states.get(id(state))
         if pieces is None:
-            pieces = self._states[id(state)] = (state, *self._state_pieces(state))
+            kind, rest = self._state_pieces(state)
+            pieces = self._states[id(state)] = (state, kind, rest, kind.replace("%", "%%"), rest.replace("%", "%%"))
         return pieces
 
     def _text(self, tree: FieldTree) -> tuple[str, bool]:
-        """The lines of `tree` with `HEAD`, `PREFIX` and `OPERATION_ID` to put in; whether one path may change when
-        redacted."""
+        """The lines of `tree` as a format (a line's head and operation id for each `%s`) with `PREFIX` to replace;
+        whether one path may change when redacted."""
         known = self._trees.get(id(tree))
         if known is not None:
             return known[1], known[2]
         parts: list[str] = []
         risky = False
         for suffix, item in tree[2]:
-            piece, piece_risky = self._piece(suffix)
+            _, piece_risky, piece = self._piece(suffix)
             risky = risky or piece_risky
             if isinstance(item, tuple):  # a nested subtree
                 text, nested_risky = self._text(item)
@@ -110,10 +116,26 @@ class _LineWriter:
                 parts.append(text.replace(PREFIX, PREFIX + piece) if piece else text)
             else:
                 state = self._state(item)
-                parts.append(f'{HEAD}"{PREFIX}{piece}"{state[1]}{OPERATION_ID}{state[2]}')
+                parts.append(f'%s"{PREFIX}{piece}"{state[3]}%s{state[4]}')
         text = "".join(parts)
         self._trees[id(tree)] = (tree, text, risky)
         return text, risky
+
+    def _root_text(self, tree: FieldTree) -> tuple[str, bool]:
+        """`_text` of a body's tree, its paths whole: a path does not start with its first name's dot."""
+        parts: list[str] = []
+        risky = False
+        for suffix, item in tree[2]:
+            _, piece_risky, piece = self._piece(suffix[1:] if suffix[:1] == "." else suffix)
+            risky = risky or piece_risky
+            if isinstance(item, tuple):
+                text, nested_risky = self._text(item)
+                risky = risky or nested_risky
+                parts.append(text.replace(PREFIX, piece))
+            else:
+                state = self._state(item)
+                parts.append(f'%s"{piece}"{state[3]}%s{state[4]}')
+        return "".join(parts), risky
 
     def _lines(self, tree: FieldTree, prefix: str, redact_path: bool) -> None:
         """The lines of `tree` under `prefix` (JSON-escaped; "" at a body's root), one at a time."""
@@ -122,7 +144,7 @@ class _LineWriter:
         for suffix, item in tree[2]:
             if not prefix and suffix[:1] == ".":
                 suffix = suffix[1:]  # a path does not start with its first name's dot
-            piece, piece_risky = self._piece(suffix)
+            piece, piece_risky, _ = self._piece(suffix)
             path = prefix + piece
             redacted = redact_path or piece_risky
             if isinstance(item, tuple):  # a nested subtree

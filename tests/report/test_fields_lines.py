@@ -44,12 +44,14 @@ def _both(path: Path, redactor: Redactor) -> tuple[str, str]:
     return fast, redactor.redact(fields_jsonl(spec.fields, lambda f: spec.line_of(f.location)))
 
 
-def test_shared_subtrees_root_arrays_and_escaped_names_are_written_as_the_renderer_writes_them(
+def test_shared_subtrees_root_arrays_escaped_names_and_percent_signs_are_written_as_the_renderer_writes_them(
         tmp_path: Path) -> None:
-    fast, expected = _both(_spec(tmp_path, {"ü\"name": {"type": "string"}, "s": SHARED}), Redactor())
+    properties = {"ü\"name": {"type": "string"}, "s": SHARED,
+                  "%s%%": {"type": "object", "properties": {"50%": {"type": "string", "description": "%d %s of %"}}}}
+    fast, expected = _both(_spec(tmp_path, properties), Redactor())
     assert fast == expected
     fields = [json.loads(line)["field"] for line in fast.splitlines()]
-    assert {"s.tags[]", "", "[].meta{}", "a\\.b.x.id", "y.tags", "ü\"name"} <= set(fields)
+    assert {"s.tags[]", "", "[].meta{}", "a\\.b.x.id", "y.tags", "ü\"name", "%s%%.50%"} <= set(fields)
 
 
 @pytest.mark.parametrize("names", [
