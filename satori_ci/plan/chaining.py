@@ -75,13 +75,9 @@ class Producer:
     """(consumer parameter, producer parameter) taken from the producer's own request."""
 
 
-def _list_paths(fields: Sequence[ResponseField], names: Sequence[str]) -> list[str]:
-    """`<container>[].<name>` fields of the producer (the items of a list, then one of their properties)."""
-    return _paths_named(_list_index(fields), names)
-
-
 ListIndex = dict[str, list[tuple[int, str]]]
-"""A producer's `<container>[].<name>` fields by normalized name: (segments, field path), in spec order."""
+"""A producer's `<container>[].<name>` fields (the items of a list, then one of their properties) by normalized
+name: (segments, field path), in spec order."""
 
 
 def _list_index(fields: Sequence[ResponseField]) -> ListIndex:
@@ -140,7 +136,7 @@ class ListFields:
         return found
 
     def paths(self, producer: Operation, names: Sequence[str]) -> list[str]:
-        """`_list_paths` of the producer's first response."""
+        """The `<container>[].<name>` fields of the producer's first response for these names, in their order."""
         return _paths_named(self.index(producer), names)
 
 
@@ -165,7 +161,7 @@ class Lookup:
                 self._gets[parse_template(c.path).segments] = c
 
     def list_paths(self, producer: Operation, names: Sequence[str]) -> list[str]:
-        """`_list_paths` of the producer's first response."""
+        """`ListFields.paths` of the producer."""
         return self.lists.paths(producer, names)
 
     def listing(self, name: str) -> list[Operation]:

@@ -41,6 +41,11 @@ def fields_json_lines(bodies: Iterable[ResponseBody], line_of: LineOf, redactor:
     return writer.texts
 
 
+def _at_root(suffix: str) -> str:
+    """A path piece at a body's root: a path does not start with its first name's dot."""
+    return suffix[1:] if suffix[:1] == "." else suffix
+
+
 class _LineWriter:
     """A body's lines are its tree's text, a `%` format with each line's head and operation id as arguments; a
     tree's text is made once (a nested tree's, with its place in the path put in). A body with a path that the
@@ -126,7 +131,7 @@ class _LineWriter:
         parts: list[str] = []
         risky = False
         for suffix, item in tree[2]:
-            _, piece_risky, piece = self._piece(suffix[1:] if suffix[:1] == "." else suffix)
+            _, piece_risky, piece = self._piece(_at_root(suffix))
             risky = risky or piece_risky
             if isinstance(item, tuple):
                 text, nested_risky = self._text(item)
@@ -142,9 +147,7 @@ class _LineWriter:
         append = self.texts.append
         head, operation_id = self._head, self._operation_id
         for suffix, item in tree[2]:
-            if not prefix and suffix[:1] == ".":
-                suffix = suffix[1:]  # a path does not start with its first name's dot
-            piece, piece_risky, _ = self._piece(suffix)
+            piece, piece_risky, _ = self._piece(suffix if prefix else _at_root(suffix))
             path = prefix + piece
             redacted = redact_path or piece_risky
             if isinstance(item, tuple):  # a nested subtree
