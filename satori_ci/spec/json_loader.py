@@ -76,10 +76,61 @@ def refuse_lone_surrogates(value: Any, document: str | bytes, name: str) -> None
 
 
 def decode_text(data: bytes, name: str) -> str:
+    """The text of a JSON document (UTF-8, a byte order mark skipped); where its few non-ASCII characters are
+    written as the escapes JSON reads back as them (`_escaped_ascii`), which changes no value, key or line."""
     try:
-        return data.decode("utf-8-sig")
+        return _escaped_ascii(data) or data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SpecError(SpecErrorKind.SYNTAX, f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
+_BOM = b"\xef\xbb\xbf"
+_ASCII_CHUNK = 1 << 16
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_FEW = 512
+"""Escaped when the non-ASCII characters take at most one byte in this many (each is escaped by a call back into
+Python, and its escape is longer): else the text is decoded as it is."""
+
+
+def _escaped_ascii(data: bytes) -> str | None:
+    """`data` as ASCII text, each non-ASCII character written as its JSON escape (`\\u00e9`, a surrogate pair past
+    U+FFFF); None unless they are few, or if they are not UTF-8 (left to the decoder to say where).
+
+    A JSON text holds non-ASCII characters only in strings (anywhere else it is invalid JSON, and a backslash there
+    is as invalid, at the same place), where an escape is read as the character it stands for. One character past
+    U+00FF (an emoji in a description) makes a Python string of the whole text two or four bytes per character:
+    GitHub's spec (13 MB, 52 non-ASCII characters, one emoji) would take 52 MB, decoded four times as slowly.
+    Chunks of ASCII (most) are found at memory speed and kept as they are.
+    """
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    if data.isascii():
+        return data.decode("ascii")
+    size = len(data)
+    budget = size // _FEW + 64
+    pieces: list[bytes] = []
+    start = 0
+    while start < size:
+        end = min(start + _ASCII_CHUNK, size)
+        while end < size and 0x80 <= data[end] < 0xC0:  # not inside a character's bytes
+            end += 1
+        chunk = data[start:end]
+        if not chunk.isascii():
+            try:
+                text = chunk.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            budget -= len(chunk) - len(text)  # 1 to 3 for each non-ASCII character
+            if budget < 0:
+                return None
+            chunk = _NON_ASCII.sub(_json_escape, text).encode("ascii")
+        pieces.append(chunk)
+        start = end
+    return b"".join(pieces).decode("ascii")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return json.dumps(match.group())[1:-1]
 
 
 def load_json(text: str, name: str, refs: list[Any] | None = None, closings: dict[int, int] | None = None,
