@@ -34,6 +34,7 @@ from satori_ci.postman.export import BASE_URL_VARIABLE, collection_json, header_
 from satori_ci.postman.read import TeamCollection
 from satori_ci.postman.script import RESULTS_VARIABLE
 from satori_ci.run.breaker import Breaker, cause_of, no_answer, not_sent, tripped_first, unsent_kind
+from satori_ci.run.code_cache import code_cache_env
 from satori_ci.run.discover import Discovery, discover
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.model import RequestRef, RunResult
@@ -209,7 +210,7 @@ def _run_once(newman: str, export: _Export, config: RunConfig, iterations: int, 
         command.append("--insecure")
     if export.planned.budget.rate > 0:  # `requests.rate`: Newman waits between two requests
         command += ["--delay-request", str(math.ceil(1000 / export.planned.budget.rate))]
-    env = {**os.environ, "NODE_PATH": _node_path(), "NODE_OPTIONS": _node_options()}
+    env = code_cache_env(newman, {**os.environ, "NODE_PATH": _node_path(), "NODE_OPTIONS": _node_options()})
     errors = workdir / f"{name}.stderr.txt"
     try:
         with errors.open("wb") as stderr_file:
