@@ -5,6 +5,7 @@ from __future__ import annotations
 import compileall
 import contextlib
 import importlib.util
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,3 +121,20 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     module, about 3 s of CPU; on 2 cores, 4 workers took ~20 s more CPU than 3 and no less time)."""
     cores = os.cpu_count() or 1
     return cores + max(1, cores // 2)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The slowest files first (`tests/durations.json`, `python3 -m tests.durations`), each file's tests in their
+    order: the workers take whole files in this order, and the last ones taken are short."""
+    del config
+    try:
+        known: dict[str, float] = json.loads((TESTS / "durations.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    slowest = max(known.values(), default=0.0)
+
+    def seconds(item: pytest.Item) -> float:
+        name = item.nodeid.split("::", 1)[0]
+        return known.get(name, slowest)  # a new file may be slow: early
+
+    items.sort(key=seconds, reverse=True)  # stable: a file's tests keep their order

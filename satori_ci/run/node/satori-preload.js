@@ -33,10 +33,10 @@ if (typeof isUtf8 === 'function') {
 }
 
 // V8's code cache for the JavaScript Newman runs. Every Newman run compiles the same 1,200 modules and the
-// sandbox's 2.4 MB boot code again: a third of its 1.4 s start-up. SATORI_CODE_CACHE names one file (satori-ci
+// sandbox's 2.4 MB boot code again: about 0.3 s of its 1.4 s start-up. SATORI_CODE_CACHE names one file (satori-ci
 // puts it beside the newman it runs, in that node_modules folder, so only who can change Newman can change it)
-// that holds what V8 compiled, keyed by the SHA-1 of the Node.js version and options, the file name and the
-// source: a source that changed is compiled anew, a cache V8 rejects (another V8, other flags) too, and a file that cannot be read
+// that holds what V8 compiled, keyed by the SHA-1 of the Node.js version, the file name and the source: a source
+// that changed is compiled anew, a cache V8 rejects (another V8, other flags) too, and a file that cannot be read
 // or written is no cache at all. A module that may call `import()` (or says so in a comment) is left to Node.js:
 // a script V8 reads back from a cache loses its `import()` on Node.js 20; none of the ones Newman runs calls it.
 var vm = require('vm');
@@ -54,8 +54,7 @@ if (cacheFile && typeof vm.Script.prototype.createCachedData === 'function') {
     var cached = readPack(cacheFile);
     var fresh = new Map();
     var used = new Set();
-    var flavour = [process.version, process.arch, process.execArgv.join(' '), process.env.NODE_OPTIONS || '', '']
-      .join('\0');
+    var flavour = process.version + '\0' + process.arch + '\0';  // V8 itself refuses a cache made under other flags
 
     function readPack(file) {
       var entries = new Map();
