@@ -4,7 +4,7 @@ Each hostile shape stays under the field cap of old (2,000,000) yet once took gi
 seconds: fields are cheap to count and costly to build (a path string each, facts printed per use).
 The expansion is bounded while it is counted, before any field is built: each spec is refused
 through the CLI with one line naming the cap and the spec, exit 2, in a process held to 1 GiB of
-address space that must end by itself well within the hard timeout.
+address space (all the shapes in one, one after the other), each within its own hard timeout.
 """
 
 from __future__ import annotations
@@ -153,33 +153,83 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def _satori(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`satori-ci ARGS` in a process held to `MEMORY_LIMIT`, killed at the hard timeout (a failure)."""
-    return subprocess.run([sys.executable, "-m", "satori_ci", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, timeout=HARD_TIMEOUT_S, preexec_fn=_limit_memory,
-                          env=_env(), check=False)
+_SCRIPT = """
+import contextlib, io, json, os, signal, sys
+from satori_ci.cli import main
+
+class TimedOut(Exception):
+    pass
+
+def alarm(signum, frame):
+    raise TimedOut
+
+signal.signal(signal.SIGALRM, alarm)
+runs, limit = json.loads(sys.argv[1]), int(sys.argv[2])
+for key, folder, args in runs:
+    print(json.dumps([key, "started"]), flush=True)
+    os.chdir(folder)
+    said = io.StringIO()
+    signal.alarm(limit)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(said):
+            outcome = [main(args), said.getvalue()]
+    except TimedOut:
+        outcome = f"past {limit} s"
+    except BaseException as exc:  # reported by the run's test
+        outcome = f"{type(exc).__name__}: {exc}"
+    finally:
+        signal.alarm(0)
+    print(json.dumps([key, outcome]), flush=True)
+"""
+CHECK_SHAPES = ("wide_fan_out", "long_enum")
+CHECK_ARGS = ["--staging-url", "http://127.0.0.1:9", "--runner", "native", "--no-write"]
 
 
-def _assert_refused(proc: subprocess.CompletedProcess[str], name: str) -> None:
-    lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert len(lines) == 1, proc.stderr[-2000:]
+@pytest.fixture(scope="module")
+def refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """What `satori-ci fields --json` did with each shape, and `satori-ci check` with `CHECK_SHAPES`, all in one
+    process held to `MEMORY_LIMIT` (each run has `HARD_TIMEOUT_S` of its own, the process three times that):
+    "fields SHAPE" / "check SHAPE" -> [exit code, stderr], or what went wrong. A run whose process was stopped is the
+    one it last started."""
+    runs = []
+    for shape, (name, build) in sorted(SHAPES.items()):
+        folder = tmp_path_factory.mktemp(shape)
+        (folder / name).write_text(build(), encoding="utf-8")
+        runs.append((f"fields {shape}", str(folder), ["fields", "--json", name]))
+        if shape in CHECK_SHAPES:
+            runs.append((f"check {shape}", str(folder), ["check", "--head", name, *CHECK_ARGS]))
+    lines: str | bytes
+    try:
+        proc = subprocess.run([sys.executable, "-c", _SCRIPT, json.dumps(runs), str(HARD_TIMEOUT_S)],
+                              capture_output=True, text=True, timeout=3 * HARD_TIMEOUT_S, preexec_fn=_limit_memory,
+                              env=_env(), check=False)
+        lines, why = proc.stdout, f"the process ended (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    except subprocess.TimeoutExpired as exc:
+        lines, why = exc.stdout or "", f"the process was stopped after {3 * HARD_TIMEOUT_S} s"
+    outcomes: dict[str, object] = {}
+    for line in (lines.decode() if isinstance(lines, bytes) else lines).splitlines():
+        key, outcome = json.loads(line)
+        outcomes[key] = why if outcome == "started" else outcome
+    return outcomes
+
+
+def _assert_refused(outcome: object, name: str) -> None:
+    assert isinstance(outcome, list), outcome
+    code, stderr = outcome
+    lines = stderr.strip().splitlines()
+    assert code == 2, stderr[-2000:]
+    assert len(lines) == 1, stderr[-2000:]
     assert re.match(rf"satori-ci: error: {re.escape(name)}(:\d+)?: .* past [\d,]+ ", lines[0]), lines[0]
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-def test_hostile_expansion_is_refused_by_fields(tmp_path: Path, shape: str) -> None:
-    name, build = SHAPES[shape]
-    (tmp_path / name).write_text(build(), encoding="utf-8")
-    _assert_refused(_satori(["fields", "--json", name], tmp_path), name)
+def test_hostile_expansion_is_refused_by_fields(refusals: dict[str, object], shape: str) -> None:
+    _assert_refused(refusals.get(f"fields {shape}", "not run: an earlier run stopped the process"), SHAPES[shape][0])
 
 
-@pytest.mark.parametrize("shape", ["wide_fan_out", "long_enum"])
-def test_hostile_expansion_is_refused_by_check(tmp_path: Path, shape: str) -> None:
-    name, build = SHAPES[shape]
-    (tmp_path / name).write_text(build(), encoding="utf-8")
-    args = ["check", "--head", name, "--staging-url", "http://127.0.0.1:9", "--runner", "native", "--no-write"]
-    _assert_refused(_satori(args, tmp_path), name)
+@pytest.mark.parametrize("shape", CHECK_SHAPES)
+def test_hostile_expansion_is_refused_by_check(refusals: dict[str, object], shape: str) -> None:
+    _assert_refused(refusals.get(f"check {shape}", "not run: an earlier run stopped the process"), SHAPES[shape][0])
 
 
 def _changed_enum(values: list[str]) -> str:
