@@ -6,7 +6,6 @@ import base64
 import json
 import random
 import re
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,6 +21,7 @@ from satori_ci.redaction import (
     mask_url,
     url_secrets,
 )
+from tests.one_process import outcomes
 
 SECRET = 'tok-3f9a"b/c+d=='
 
@@ -174,25 +174,18 @@ SHAPES = {
 }
 
 _SCRIPT = """
-import base64, json, random, signal, string, sys
+import base64, json, random, string, sys
 from urllib.parse import quote
 from satori_ci import redaction
 from satori_ci.report import escape as esc
 
-class TimedOut(Exception):
-    pass
-
-def alarm(signum, frame):
-    raise TimedOut
-
-signal.signal(signal.SIGALRM, alarm)
 shapes, limit = json.loads(sys.argv[1]), int(sys.argv[2])
 for mode in ("none", "secrets"):
     secrets = ["s3cret-value-" + str(i) * 8 for i in range(40)] if mode == "secrets" else []
     SECRET_FORMS = {f for s in secrets[:5] for f in (s, quote(s), base64.b64encode(s.encode()).decode())} or {"x"}
     redaction.install(secrets)
     for shape, expression in sorted(shapes.items()):
-        print(json.dumps([shape, mode, "started"]), flush=True)
+        print(json.dumps([[shape, mode], "started"]), flush=True)
         signal.alarm(limit)
         try:
             text = eval(expression)
@@ -210,14 +203,8 @@ for mode in ("none", "secrets"):
             outcome = f"{type(exc).__name__}: {exc}"
         finally:
             signal.alarm(0)
-        print(json.dumps([shape, mode, outcome]), flush=True)
+        print(json.dumps([[shape, mode], outcome]), flush=True)
 """
-
-
-def _limit_memory() -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 @pytest.fixture(scope="module")
@@ -225,20 +212,8 @@ def hostile_outcomes() -> dict[tuple[str, str], str]:
     """What each `SHAPES` text did, with secrets installed and without, all in one process with a memory limit and a
     hard timeout (each shape has `HARD_TIMEOUT_S` of its own): (shape, mode) -> "ok", or what went wrong. A shape
     whose process was stopped is the one it last started."""
-    import subprocess
-
-    try:
-        proc = subprocess.run([sys.executable, "-c", _SCRIPT, json.dumps(SHAPES), str(HARD_TIMEOUT_S)],
-                              capture_output=True, text=True, timeout=3 * HARD_TIMEOUT_S, preexec_fn=_limit_memory,
-                              check=False, cwd=Path(__file__).resolve().parents[2])
-        lines, why = proc.stdout, f"the process ended (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    except subprocess.TimeoutExpired as exc:
-        lines, why = exc.stdout or "", f"the process was stopped after {3 * HARD_TIMEOUT_S} s"
-    outcomes: dict[tuple[str, str], str] = {}
-    for line in (lines.decode() if isinstance(lines, bytes) else lines).splitlines():
-        shape, mode, outcome = json.loads(line)
-        outcomes[(shape, mode)] = why if outcome == "started" else outcome
-    return outcomes
+    return outcomes(_SCRIPT, [json.dumps(SHAPES), str(HARD_TIMEOUT_S)], MEMORY_LIMIT, 3 * HARD_TIMEOUT_S,
+                    cwd=Path(__file__).resolve().parents[2])
 
 
 @pytest.mark.parametrize("secrets", ["secrets", "none"])

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from satori_ci.spec import SpecError, SpecErrorKind, load_spec, model, walker
+from tests.one_process import outcomes
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = "#/components/schemas/"
@@ -154,16 +155,9 @@ def _env() -> dict[str, str]:
 
 
 _SCRIPT = """
-import contextlib, io, json, os, signal, sys
+import contextlib, io, json, os, sys
 from satori_ci.cli import main
 
-class TimedOut(Exception):
-    pass
-
-def alarm(signum, frame):
-    raise TimedOut
-
-signal.signal(signal.SIGALRM, alarm)
 runs, limit = json.loads(sys.argv[1]), int(sys.argv[2])
 for key, folder, args in runs:
     print(json.dumps([key, "started"]), flush=True)
@@ -198,19 +192,7 @@ def refusals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         runs.append((f"fields {shape}", str(folder), ["fields", "--json", name]))
         if shape in CHECK_SHAPES:
             runs.append((f"check {shape}", str(folder), ["check", "--head", name, *CHECK_ARGS]))
-    lines: str | bytes
-    try:
-        proc = subprocess.run([sys.executable, "-c", _SCRIPT, json.dumps(runs), str(HARD_TIMEOUT_S)],
-                              capture_output=True, text=True, timeout=3 * HARD_TIMEOUT_S, preexec_fn=_limit_memory,
-                              env=_env(), check=False)
-        lines, why = proc.stdout, f"the process ended (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    except subprocess.TimeoutExpired as exc:
-        lines, why = exc.stdout or "", f"the process was stopped after {3 * HARD_TIMEOUT_S} s"
-    outcomes: dict[str, object] = {}
-    for line in (lines.decode() if isinstance(lines, bytes) else lines).splitlines():
-        key, outcome = json.loads(line)
-        outcomes[key] = why if outcome == "started" else outcome
-    return outcomes
+    return outcomes(_SCRIPT, [json.dumps(runs), str(HARD_TIMEOUT_S)], MEMORY_LIMIT, 3 * HARD_TIMEOUT_S, env=_env())
 
 
 def _assert_refused(outcome: object, name: str) -> None:
