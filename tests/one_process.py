@@ -1,8 +1,9 @@
 """Many runs in one Python process held to a memory limit, each with its own alarm: what each did.
 
-A test module's script prints `[key, "started"]` before a run and `[key, outcome]` after it; `ALARM` (put at the
-top of the script) makes `signal.alarm(limit)` raise `TimedOut` in the run. A process start is paid once for all
-the runs instead of once each; a run that stopped the process is the one it last started.
+A test module's script calls `timed(key, limit, run)` (from `ALARM`, put at the top of the script) for each run: it
+prints `[key, "started"]`, runs `run()` with an alarm of `limit` seconds, and prints `[key, outcome]`. A process
+start is paid once for all the runs instead of once each; a run that stopped the process is the one it last
+started.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 ALARM = """
-import signal
+import json, signal
 
 class TimedOut(Exception):
     pass
@@ -24,6 +25,20 @@ def _alarm(signum, frame):
     raise TimedOut
 
 signal.signal(signal.SIGALRM, _alarm)
+
+def timed(key, limit, run):
+    # prints that `key` started, then what `run()` returned, "past LIMIT s", or the exception it raised
+    print(json.dumps([key, "started"]), flush=True)
+    signal.alarm(limit)
+    try:
+        outcome = run()
+    except TimedOut:
+        outcome = f"past {limit} s"
+    except BaseException as exc:  # reported by the run's test
+        outcome = f"{type(exc).__name__}: {exc}"
+    finally:
+        signal.alarm(0)
+    print(json.dumps([key, outcome]), flush=True)
 """
 
 

@@ -174,10 +174,21 @@ SHAPES = {
 }
 
 _SCRIPT = """
-import base64, json, random, string, sys
+import base64, random, string, sys
 from urllib.parse import quote
 from satori_ci import redaction
 from satori_ci.report import escape as esc
+
+def through(expression, secrets):
+    text = eval(expression)
+    out = redaction.redact(text)
+    leaked = [s for s in secrets if s in out]
+    if not secrets:  # the escapers read the text, not the secrets: once a shape is enough
+        for helper in (esc.text, esc.cell, esc.html, esc.code, esc.cell_code, esc.terminal):
+            helper(text, len(text))
+        esc.fenced(text); esc.marker_path(text[:100_000]); esc.link_url("https://" + text)
+        esc.command_property(text)
+    return f"leaked {leaked[0]}" if leaked else "ok" if out else "empty"
 
 shapes, limit = json.loads(sys.argv[1]), int(sys.argv[2])
 for mode in ("none", "secrets"):
@@ -185,25 +196,7 @@ for mode in ("none", "secrets"):
     SECRET_FORMS = {f for s in secrets[:5] for f in (s, quote(s), base64.b64encode(s.encode()).decode())} or {"x"}
     redaction.install(secrets)
     for shape, expression in sorted(shapes.items()):
-        print(json.dumps([[shape, mode], "started"]), flush=True)
-        signal.alarm(limit)
-        try:
-            text = eval(expression)
-            out = redaction.redact(text)
-            leaked = [s for s in secrets if s in out]
-            if not secrets:  # the escapers read the text, not the secrets: once a shape is enough
-                for helper in (esc.text, esc.cell, esc.html, esc.code, esc.cell_code, esc.terminal):
-                    helper(text, len(text))
-                esc.fenced(text); esc.marker_path(text[:100_000]); esc.link_url("https://" + text)
-                esc.command_property(text)
-            outcome = f"leaked {leaked[0]}" if leaked else "ok" if out else "empty"
-        except TimedOut:
-            outcome = f"past {limit} s"
-        except Exception as exc:  # reported by the shape's test
-            outcome = f"{type(exc).__name__}: {exc}"
-        finally:
-            signal.alarm(0)
-        print(json.dumps([[shape, mode], outcome]), flush=True)
+        timed([shape, mode], limit, lambda: through(expression, secrets))
 """
 
 

@@ -155,25 +155,18 @@ def _env() -> dict[str, str]:
 
 
 _SCRIPT = """
-import contextlib, io, json, os, sys
+import contextlib, io, os, sys
 from satori_ci.cli import main
+
+def cli(folder, args):
+    os.chdir(folder)
+    said = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(said):
+        return [main(args), said.getvalue()]
 
 runs, limit = json.loads(sys.argv[1]), int(sys.argv[2])
 for key, folder, args in runs:
-    print(json.dumps([key, "started"]), flush=True)
-    os.chdir(folder)
-    said = io.StringIO()
-    signal.alarm(limit)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(said):
-            outcome = [main(args), said.getvalue()]
-    except TimedOut:
-        outcome = f"past {limit} s"
-    except BaseException as exc:  # reported by the run's test
-        outcome = f"{type(exc).__name__}: {exc}"
-    finally:
-        signal.alarm(0)
-    print(json.dumps([key, outcome]), flush=True)
+    timed(key, limit, lambda: cli(folder, args))
 """
 CHECK_SHAPES = ("wide_fan_out", "long_enum")
 CHECK_ARGS = ["--staging-url", "http://127.0.0.1:9", "--runner", "native", "--no-write"]
