@@ -55,8 +55,8 @@ SETUP_COMMAND = "npm ci"
 NEWMAN_VERSION = "6.2.2"
 """The newman package-lock.json pins (a test keeps them equal)."""
 NEWMAN_ENV = "SATORI_NEWMAN"
-"""An explicit path to the newman binary (else node_modules/.bin/newman of the checkout or the current folder,
-else `newman` on PATH)."""
+"""An explicit path to the newman binary (else node_modules/.bin/newman of satori-ci's own checkout, else `newman`
+on PATH; never one in the current folder, which may be a pull request's checkout)."""
 
 Sleep = Callable[[float], None]
 
@@ -87,10 +87,9 @@ def find_newman() -> str:
         raise RunError(RunErrorKind.NEWMAN_MISSING,
                        f"{NEWMAN_ENV}={explicit}: no such file; point it at the newman binary or unset it, or use "
                        "--runner native")
-    for root in (REPO_ROOT, Path.cwd()):
-        local = root / "node_modules" / ".bin" / "newman"
-        if local.is_file():
-            return str(local)
+    local = REPO_ROOT / "node_modules" / ".bin" / "newman"  # never the current folder's: a checkout's files are
+    if local.is_file():                                      # untrusted, and Newman is given the staging secrets
+        return str(local)
     on_path = shutil.which("newman")
     if on_path:
         return on_path

@@ -15,7 +15,7 @@ from satori_ci.plan.expand import build_requests
 from satori_ci.run import newman as newman_module
 from satori_ci.run.errors import RunError, RunErrorKind
 from satori_ci.run.interface import RUNNER_NAMES, SENDING_RUNNERS, RequestRunner, RunnerName
-from satori_ci.run.newman import NEWMAN_ENV
+from satori_ci.run.newman import NEWMAN_ENV, find_newman
 from satori_ci.run.outcome import RunConfig
 from satori_ci.spec import Spec
 from tests.run.conftest import BOOKSHOP_SPEC, ROOT, newman_available
@@ -55,6 +55,23 @@ def test_auto_is_the_native_runner_without_newman(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv(NEWMAN_ENV, MISSING)  # asked for by path: a wrong path is an error, not a fallback
     with pytest.raises(RunError, match="no such file"):
         RunnerName.AUTO.build()
+
+
+def test_a_newman_in_the_current_folder_is_never_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A checkout (a pull request's) that holds node_modules/.bin/newman does not choose what Newman is run with
+    the staging secrets: only SATORI_NEWMAN, satori-ci's own checkout, or PATH do."""
+    planted = tmp_path / "node_modules" / ".bin" / "newman"
+    planted.parent.mkdir(parents=True)
+    planted.write_text("#!/bin/sh\necho planted\n", encoding="utf-8")
+    planted.chmod(0o755)
+    monkeypatch.setattr(newman_module, "REPO_ROOT", tmp_path / "satori-ci")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.delenv(NEWMAN_ENV, raising=False)
+    with pytest.raises(RunError) as caught:
+        find_newman()
+    assert caught.value.kind is RunErrorKind.NEWMAN_MISSING
+    assert RunnerName.AUTO.build().name == "native"
 
 
 def test_auto_is_newman_when_it_is_installed() -> None:
