@@ -105,8 +105,11 @@ if (cacheFile && typeof vm.Script.prototype.createCachedData === 'function') {
       }
     }
 
-    function compile(source, filename) {
-      var key = crypto.createHash('sha1').update(flavour + filename + '\0').update(source).digest('hex');
+    function keyOf(source, filename) {
+      return crypto.createHash('sha1').update(flavour + filename + '\0').update(source).digest('hex');
+    }
+
+    function compile(source, filename, key) {
       var data = cached.get(key);
       var script = new vm.Script(source, {filename: filename, cachedData: data});
       if (data === undefined || script.cachedDataRejected) {
@@ -120,14 +123,19 @@ if (cacheFile && typeof vm.Script.prototype.createCachedData === 'function') {
     var compileModule = Module.prototype._compile;
     Module.prototype._compile = function (content, filename) {
       if (typeof content !== 'string' || !/\.c?js$/.test(filename) ||
-          filename.split(path.sep).indexOf('node_modules') < 0 || DYNAMIC_IMPORT.test(content)) {
+          filename.split(path.sep).indexOf('node_modules') < 0) {
         return compileModule.apply(this, arguments);
       }
       var module = this;
-      var source = content.charCodeAt(0) === 35 && content.charCodeAt(1) === 33 ? '//' + content.slice(2) : content;
+      var source = Module.wrap(content.charCodeAt(0) === 35 && content.charCodeAt(1) === 33 ?
+        '//' + content.slice(2) : content);
+      var key = keyOf(source, filename);
+      if (!cached.has(key) && DYNAMIC_IMPORT.test(content)) {  // only modules that passed it are in the cache
+        return compileModule.apply(this, arguments);
+      }
       var script;
       try {
-        script = compile(Module.wrap(source), filename);
+        script = compile(source, filename, key);
       } catch (e) {  // not a CommonJS script (ES module syntax Node.js may load another way): Node.js says
         return compileModule.apply(this, arguments);
       }
@@ -149,7 +157,8 @@ if (cacheFile && typeof vm.Script.prototype.createCachedData === 'function') {
       if (typeof code !== 'string' || code.length < BOOT_CODE_MIN || !plain) {
         return runInContext.apply(this, arguments);
       }
-      return compile(code, 'evalmachine.<anonymous>').runInContext(context, options);
+      return compile(code, 'evalmachine.<anonymous>', keyOf(code, 'evalmachine.<anonymous>'))
+        .runInContext(context, options);
     };
 
     process.on('exit', function () {
