@@ -8,11 +8,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from satori_ci.spec.errors import SpecError, SpecErrorKind
-from satori_ci.spec.json_loader import JsonKeyLines, decode_text, load_json, refuse_lone_surrogates
+from satori_ci.spec.json_loader import (
+    JsonKeyLines,
+    decode_text,
+    load_json,
+    refuse_lone_surrogates,
+    start_key_line_scan,
+)
 from satori_ci.spec.model import SourceLocation
 from satori_ci.spec.source import SourceReader
 
 if TYPE_CHECKING:
+    from satori_ci.forked import ForkedBytes
     from satori_ci.spec.yaml_loader import KeyLines
 
 REMOTE_TIMEOUT_S = 10
@@ -31,10 +38,11 @@ class Resolved:
 
 class _Loaded:
     def __init__(self, value: Any, text: str | None, key_lines: KeyLines | None, refs: list[Any],
-                 shared: set[int], closings: dict[int, int] | None = None) -> None:
+                 shared: set[int], closings: dict[int, int] | None = None, scan: ForkedBytes | None = None) -> None:
         self.value = value
         self.text = text  # JSON only: scanned for lines on first request
         self.closings = closings  # JSON only: `load_json`'s, for the lines
+        self.scan = scan  # JSON only: the key lines, found by a child while the text was parsed
         self.key_lines = key_lines
         self.json_lines: JsonKeyLines | None = None
         self.lines: dict[str, int] = {}
@@ -129,7 +137,8 @@ class DocumentSet:
         if _is_json(file, data):
             text = decode_text(data, name)
             closings: dict[int, int] = {}
-            return _Loaded(load_json(text, name, refs, closings, data), text, None, refs, set(), closings)
+            scan = start_key_line_scan(text)
+            return _Loaded(load_json(text, name, refs, closings, data), text, None, refs, set(), closings, scan)
         from satori_ci.spec.yaml_loader import load_yaml  # ruamel: only when a YAML document is read
 
         shared: set[int] = set()
@@ -258,8 +267,8 @@ class DocumentSet:
                 line = _yaml_line(loaded.value, loaded.key_lines, tokens)
             else:
                 if loaded.json_lines is None:
-                    loaded.json_lines = JsonKeyLines(loaded.text or "", loaded.value, loaded.closings)
-                    loaded.text = None  # the scanner holds it until it has counted the lines
+                    loaded.json_lines = JsonKeyLines(loaded.text or "", loaded.value, loaded.closings, loaded.scan)
+                    loaded.text = loaded.scan = None  # the scanner holds them until it has counted the lines
                 line = loaded.json_lines.line(tokens)
             loaded.lines[location.pointer] = line
         return line

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from itertools import accumulate, compress, count, repeat
 from typing import Any
 
+from satori_ci.forked import ForkedBytes
 from satori_ci.spec.errors import SpecError, SpecErrorKind
 
 
@@ -207,8 +208,11 @@ class JsonKeyLines:
     (13 MB, 217,000 keys, the lines of 6,000 asked for) takes about 0.1 s.
     """
 
-    def __init__(self, text: str, value: Any, closings: dict[int, int] | None = None) -> None:
+    def __init__(self, text: str, value: Any, closings: dict[int, int] | None = None,
+                 scan: ForkedBytes | None = None) -> None:
         self._text: str | None = text
+        self._scan = scan
+        """`start_key_line_scan(text)`: the lines that start with a key, found by a child while the text was parsed"""
         self._value = value
         self._closings = key_closings(value) if closings is None else closings
         self._newlines: array[int] | None = None
@@ -250,8 +254,9 @@ class JsonKeyLines:
         newlines = self._newlines
         if newlines is None:
             keys = _last_closing(self._value, self._closings, 0)
-            newlines = self._newlines = _newlines_before_keys(self._text or "", keys)
-            self._text = None
+            starting = _scanned(self._scan.result()) if self._scan is not None else None
+            newlines = self._newlines = _newlines_before_keys(self._text or "", keys, starting)
+            self._text = self._scan = None
         return newlines[ordinal] + 1 if ordinal < len(newlines) else 1
 
     def _keys(self, node: dict[str, Any], closed: int) -> dict[str, tuple[int, int]]:
@@ -313,20 +318,48 @@ def key_closings(value: Any) -> dict[int, int]:
     return closings
 
 
-def _newlines_before_keys(text: str, keys: int) -> array[int]:
+BACKGROUND_SCAN_CHARS = 1 << 20
+"""A JSON text this long has its key lines scanned by a forked child while it is parsed (`start_key_line_scan`):
+GitHub's spec (13 MB) takes 0.1 s, a fork a millisecond."""
+
+
+def start_key_line_scan(text: str) -> ForkedBytes | None:
+    """A child finding `_lines_starting_with_keys(text)` while this process parses it; None for a short text, or
+    where no child can be forked (the lines are then found here, when first asked for)."""
+    if len(text) < BACKGROUND_SCAN_CHARS:
+        return None
+    return ForkedBytes.start(lambda: _lines_starting_with_keys(text).tobytes())
+
+
+def _scanned(data: bytes | None) -> array[int] | None:
+    """The child's `_lines_starting_with_keys`, None if it sent none."""
+    lines = array("I")
+    if data is None or len(data) % lines.itemsize:
+        return None
+    lines.frombytes(data)
+    return lines
+
+
+def _lines_starting_with_keys(text: str) -> array[int]:
+    """The 0-based lines of `text` that start with an object key (after spaces): a line break's next line."""
+    marks = _LINE_BREAK.findall(text)  # per line break: `"` when a key starts the next line, else ""
+    return array("I", compress(count(1), marks))
+
+
+def _newlines_before_keys(text: str, keys: int, starting_lines: array[int] | None = None) -> array[int]:
     """How many line breaks come before each of the `keys` keys of `text`, in text order.
 
     Pretty-printed JSON (GitHub's spec) starts a line with every key: one pass over the line breaks finds them
-    all when there are as many as the value has keys. Otherwise every string literal is shrunk to one `"`,
-    and the text split before each `"` that a `:` follows.
+    all (`_lines_starting_with_keys`, unless given) when there are as many as the value has keys. Otherwise every
+    string literal is shrunk to one `"`, and the text split before each `"` that a `:` follows.
     """
-    marks = _LINE_BREAK.findall(text)  # per line break: `"` when a key starts the next line, else ""
-    starting_lines = array("l", compress(count(1), marks))
+    if starting_lines is None:
+        starting_lines = _lines_starting_with_keys(text)
     if len(starting_lines) == keys:
         return starting_lines
-    del marks, starting_lines
+    del starting_lines
     pieces = _KEY_MARK.split(_STRING.sub('"', text))
-    return array("l", accumulate(map(str.count, pieces, repeat("\n"))))
+    return array("I", accumulate(map(str.count, pieces, repeat("\n"))))
 
 
 def _first_duplicate_line(text: str, key: str) -> int | None:

@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from satori_ci.spec.json_loader import _LINE_BREAK, JsonKeyLines, key_closings, load_json
+from satori_ci.forked import ForkedBytes
+from satori_ci.spec.json_loader import (
+    _LINE_BREAK,
+    BACKGROUND_SCAN_CHARS,
+    JsonKeyLines,
+    key_closings,
+    load_json,
+    start_key_line_scan,
+)
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
 
@@ -20,9 +28,11 @@ def _reference(text: str) -> dict[tuple[str, ...], int]:
     lines: dict[tuple[str, ...], int] = {}
     stack: list[list[Any]] = []  # [path, is_object, index, last key]
     expect_key = False
+    line, counted = 1, 0
     for match in _TOKEN.finditer(text):
         tok = match.group()
-        line = text.count("\n", 0, match.start()) + 1
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
         if tok in "{[":
             if stack:
                 parent = stack[-1]
@@ -137,3 +147,45 @@ def test_lines_of_a_document_nested_past_the_recursion_limit() -> None:
         assert lines.line(["a"] * 3) == 3
     finally:
         sys.setrecursionlimit(limit)
+
+
+# -- the scan done by a forked child while the text is parsed ---------------------------------------------------
+
+def _large_spec_text(key_per_line: bool) -> str:
+    rng = random.Random(11)
+    value = {f"k{i}": _random_value(rng, 0) for i in range(400)}
+    text = json.dumps(value, indent=1, ensure_ascii=False)
+    if not key_per_line:
+        text = text.replace('{\n  "a"', '{"a"')  # some keys no longer start their line: the full scan
+    return text[:-2] + ',\n "pad": "' + "p" * BACKGROUND_SCAN_CHARS + '"\n}'  # long enough for a child
+
+
+@pytest.mark.parametrize("key_per_line", [True, False])
+def test_lines_found_by_a_forked_scan_are_those_found_here(key_per_line: bool) -> None:
+    text = _large_spec_text(key_per_line)
+    closings: dict[int, int] = {}
+    scan = start_key_line_scan(text)
+    value = load_json(text, "big.json", closings=closings)
+    if scan is None:
+        pytest.skip("no child can be forked here")
+    assert (_LINE_BREAK.findall(text).count('"') == max(closings.values())) is key_per_line  # the quick pass or not
+    forked, here = JsonKeyLines(text, value, closings, scan), JsonKeyLines(text, value, closings)
+    paths = [list(path) for path in _reference(text)]
+    assert len(paths) > 1_000
+    assert [forked.line(path) for path in paths] == [here.line(path) for path in paths]
+    assert scan.result() is not None
+
+
+def test_a_short_text_is_scanned_here() -> None:
+    assert start_key_line_scan('{"a": 1}') is None
+
+
+@pytest.mark.parametrize("sent", [b"", b"\x01\x02\x03", b"\x00" * 64], ids=["nothing", "a partial item", "too many"])
+def test_a_scan_that_sent_nothing_usable_leaves_the_lines_to_this_process(sent: bytes) -> None:
+    text = '{\n "a": {\n  "b": 1\n },\n "c": 2\n}\n'
+    scan = ForkedBytes.start(lambda: sent)
+    if scan is None:
+        pytest.skip("no child can be forked here")
+    value = load_json(text, "t.json")
+    lines = JsonKeyLines(text, value, scan=scan)
+    assert [lines.line(p) for p in (["a"], ["a", "b"], ["c"])] == [2, 3, 5]
