@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from satori_ci import __version__
+from satori_ci.cli import process_end
 from satori_ci.cli.errors import stop
 from satori_ci.errors import ExitCode, interrupts_stop_the_run
 from satori_ci.redaction import environ_secrets, header_secrets, installed, url_secrets
@@ -132,7 +133,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def entry() -> None:
-    sys.exit(main())
+    process_end.begin()
+    process_end.end(main())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from satori_ci import redaction
+from satori_ci.cli.process_end import hold_until_exit
 from satori_ci.errors import ExitCode, UsageError
 from satori_ci.report.fields_lines import fields_json_lines
 from satori_ci.report.spec_text import diff_json, diff_text, fields_table
@@ -65,14 +67,15 @@ def select_bodies(spec: Spec, operation: str | None) -> tuple[ResponseBody, ...]
 
 
 def run_fields(args: argparse.Namespace) -> int:
-    # The collector stays paused while the fields are listed and freed: resumed with the spec alive, its
-    # first pass would walk every object allocated since it paused (GitHub's spec: millions) for nothing.
+    # The collector stays paused while the fields are listed, and until the spec is held to the process's end
+    # (frozen) or, in a process that goes on, freed: resumed with the spec alive and tracked, its first pass
+    # would walk every object allocated since it paused (GitHub's spec: millions) for nothing.
     with collector_paused():
-        _print_fields(args)
+        hold_until_exit(_print_fields(args))
     return ExitCode.OK
 
 
-def _print_fields(args: argparse.Namespace) -> None:
+def _print_fields(args: argparse.Namespace) -> Spec:
     spec = load(args.spec, args)
     if args.json:
         redactor = redaction.current()
@@ -80,6 +83,7 @@ def _print_fields(args: argparse.Namespace) -> None:
     else:
         fields = select_fields(spec, args.operation)
         sys.stdout.write(fields_table(fields, lambda f: spec.line_of(f.location)))
+    return spec
 
 
 CHARS_PER_WRITE = 400_000
@@ -87,7 +91,7 @@ CHARS_PER_WRITE = 400_000
 log-safe."""
 
 
-def _write_lines(texts: list[str], redactor: redaction.Redactor) -> None:
+def _write_lines(texts: Iterable[str], redactor: redaction.Redactor) -> None:
     """`texts` (whole lines, each ending with a line break) on standard output, their secrets replaced, about
     `CHARS_PER_WRITE` at a time.
 

@@ -17,7 +17,7 @@ replacement (the caller's `Redactor.redact_literals`), which costs little.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from json import JSONEncoder
 from json.encoder import encode_basestring
 
@@ -32,13 +32,16 @@ PREFIX = "\x01"
 character (they are escaped), nor does a redacted piece of it."""
 
 
-def fields_json_lines(bodies: Iterable[ResponseBody], line_of: LineOf, redactor: Redactor) -> list[str]:
+def fields_json_lines(bodies: Iterable[ResponseBody], line_of: LineOf, redactor: Redactor) -> Iterator[str]:
     """The `fields --json` lines of every field of `bodies`, in order: texts of whole lines, each ending with a
-    line break (a text per body, or per line)."""
+    line break (a text per body, or per line), made as they are taken (the 30 MB of GitHub's spec are never
+    all held at once)."""
     writer = _LineWriter(line_of, redactor)
+    texts = writer.texts
     for body in bodies:
         writer.body(body)
-    return writer.texts
+        yield from texts
+        texts.clear()
 
 
 def _at_root(suffix: str) -> str:
