@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import random
+import re
 import sys
 from pathlib import Path
+
+import pytest
 
 from satori_ci import redaction
 from satori_ci.redaction import (
@@ -56,6 +60,32 @@ def test_log_safe_leaves_no_line_a_runner_reads_as_a_command() -> None:
     assert log_safe("a::b ::c\tx") == "a::b ::c\tx"  # `::` inside a line is no command
     assert log_safe("\x1b[1mbold\x1b[0m\r", terminal=True) == "\x1b[1mbold\x1b[0m\r"  # our colours, on a terminal
     assert log_safe("\x85\u2028", terminal=True) == "\\u0085\\u2028"
+
+
+def _log_safe_by_patterns(text: str, terminal: bool) -> str:
+    """`log_safe` without its quick tests: each pattern applied to the whole text."""
+    text = re.sub(r"[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]"
+                  if terminal else
+                  r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]",
+                  lambda m: f"\\u{ord(m[0]):04x}", text)
+    text = text.replace("##[", "##\\u005b")
+    return re.sub(r"(\A|[\n\r])([^\S\n\r]*:):", r"\1\2\\u003a", text)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_log_safe_changes_what_its_patterns_change_and_nothing_else(seed: int) -> None:
+    rng = random.Random(seed)
+    rare = [":", "#", "[", "\n", "\r", " ", "\t", "\x0b", "\x1c", "\x00", "\x7f", "\x1b", "\x85", "\u2028", "\u3000",
+            "\ud800", "é"]
+    common = ["a", "{", '"', ":", " ", "#", "\n"]
+    for _ in range(3000):
+        pool = rare if rng.random() < 0.5 else common  # ASCII-only texts take the quick tests' path
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 16)))
+        for terminal in (False, True):
+            assert log_safe(text, terminal=terminal) == _log_safe_by_patterns(text, terminal), repr(text)
+    long = "".join(rng.choice(common) for _ in range(100_000))
+    for text in (long, long + "\r::x", "::" + long + "\n ::y##[z\x01"):
+        assert log_safe(text) == _log_safe_by_patterns(text, False)
 
 
 def test_log_safe_json_reads_back_the_same() -> None:
