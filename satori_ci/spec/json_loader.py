@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from array import array
@@ -87,7 +88,6 @@ def decode_text(data: bytes, name: str) -> str:
 
 _BOM = b"\xef\xbb\xbf"
 _ASCII_CHUNK = 1 << 16
-_NON_ASCII = re.compile("[^\x00-\x7f]")
 _FEW = 512
 """Escaped when the non-ASCII characters take at most one byte in this many (each is escaped by a call back into
 Python, and its escape is longer): else the text is decoded as it is."""
@@ -124,14 +124,21 @@ def _escaped_ascii(data: bytes) -> str | None:
             budget -= len(chunk) - len(text)  # 1 to 3 for each non-ASCII character
             if budget < 0:
                 return None
-            chunk = _NON_ASCII.sub(_json_escape, text).encode("ascii")
+            chunk = text.encode("ascii", _JSON_ESCAPES)
         pieces.append(chunk)
         start = end
     return b"".join(pieces).decode("ascii")
 
 
-def _json_escape(match: re.Match[str]) -> str:
-    return json.dumps(match.group())[1:-1]
+def _json_escapes(error: UnicodeError) -> tuple[str, int]:
+    """The codec error handler `_JSON_ESCAPES`: what ASCII cannot hold, as JSON escapes (the encoder finds them)."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return json.dumps(error.object[error.start:error.end])[1:-1], error.end
+
+
+_JSON_ESCAPES = "satori-ci-json-escapes"
+codecs.register_error(_JSON_ESCAPES, _json_escapes)
 
 
 def load_json(text: str, name: str, refs: list[Any] | None = None, closings: dict[int, int] | None = None,
