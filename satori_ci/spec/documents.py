@@ -257,20 +257,20 @@ class DocumentSet:
         loaded = self._docs.get(location.file)
         if loaded is None:
             return None
-        line = loaded.lines.get(location.pointer)
+        pointer = location.pointer
+        line = loaded.lines.get(pointer)
         if line is None:
-            pointer = location.pointer
-            tokens = pointer.split("/")[1:] if pointer else []
-            if "~" in pointer:
-                tokens = [unescape_token(t) for t in tokens]
             if loaded.key_lines is not None:
+                tokens = pointer.split("/")[1:] if pointer else []
+                if "~" in pointer:
+                    tokens = [unescape_token(t) for t in tokens]
                 line = _yaml_line(loaded.value, loaded.key_lines, tokens)
             else:
                 if loaded.json_lines is None:
                     loaded.json_lines = JsonKeyLines(loaded.text or "", loaded.value, loaded.closings, loaded.scan)
                     loaded.text = loaded.scan = None  # the scanner holds them until it has counted the lines
-                line = loaded.json_lines.line(tokens)
-            loaded.lines[location.pointer] = line
+                line = loaded.json_lines.line_at(pointer)
+            loaded.lines[pointer] = line
         return line
 
 

@@ -199,6 +199,10 @@ _Step = tuple[Any, int, int, int]
 and the line of the key that introduces it."""
 
 
+_GONE = object()
+"""Where a pointer goes past a key that does not exist: every step from there stays at the last key that does."""
+
+
 class JsonKeyLines:
     """The 1-based lines of the object keys of one parsed JSON text, found on first request.
 
@@ -225,22 +229,33 @@ class JsonKeyLines:
         self._newlines: array[int] | None = None
         self._by_key: dict[int, dict[str, tuple[int, int]]] = {}
         self._by_index: dict[int, list[int]] = {}
-        self._steps: dict[tuple[int, str], _Step] = {}
-        """(id(node), token) -> the step to its child (`_step`), each taken once: locations share their parents."""
+        self._states: dict[str, _Step] = {"": (value, 0, 0, 1)}
+        """pointer -> the node there, the counts before it and the line of its key (`_step`): each prefix's once"""
 
     def line(self, tokens: list[str]) -> int:
         """The line of the deepest key on the path `tokens` (unescaped pointer tokens) that exists; 1 if none."""
-        node, line = self._value, 1
-        closed = opened = 0  # keys of the objects closed before `node`; of those open there, before it
-        steps = self._steps
-        for token in tokens:
-            step = steps.get((id(node), token))
-            if step is None:
-                step = self._step(node, token, closed, opened, line)
-                if step is None:
-                    break
-                steps[(id(node), token)] = step
-            node, closed, opened, line = step
+        return self.line_at("".join("/" + token.replace("~", "~0").replace("/", "~1") for token in tokens))
+
+    def line_at(self, pointer: str) -> int:
+        """`line` of a JSON pointer (`/a/b~1c`): from the longest of its prefixes asked for before, one step a
+        token, each prefix's step kept (locations share their parents)."""
+        states = self._states
+        state = states.get(pointer)
+        if state is not None:
+            return state[3]
+        tokens: list[str] = []
+        prefix = pointer
+        while state is None:
+            prefix, _, token = prefix.rpartition("/")
+            tokens.append(token)
+            state = states.get(prefix)
+        node, closed, opened, line = state
+        for token in reversed(tokens):
+            prefix = f"{prefix}/{token}"
+            name = token.replace("~1", "/").replace("~0", "~") if "~" in token else token
+            state = self._step(node, name, closed, opened, line) or (_GONE, closed, opened, line)
+            states[prefix] = state
+            node, closed, opened, line = state
         return line
 
     def _step(self, node: Any, token: str, closed: int, opened: int, line: int) -> _Step | None:
@@ -273,7 +288,10 @@ class JsonKeyLines:
             closings, known = self._closings, {}
             for index, (key, child) in enumerate(node.items()):
                 known[key] = (index, closed)
-                if isinstance(child, dict | list):
+                kind = type(child)  # as parsed: a dict or a list is no subclass
+                if kind is dict:
+                    closed = closings[id(child)]
+                elif kind is list and child:
                     closed = _last_closing(child, closings, closed)
             self._by_key[id(node)] = known
         return known
