@@ -45,7 +45,7 @@ def test_the_process_ends_with_its_output_whole(tmp_path: Path) -> None:
 
 
 def test_a_reader_that_stops_early_ends_the_process_quietly(tmp_path: Path) -> None:
-    path = _spec(tmp_path, operations=400)
+    path = _spec(tmp_path, operations=100)  # 1 MB of lines: past the pipe's capacity
     with subprocess.Popen([sys.executable, "-m", "satori_ci", "fields", "--json", "api.json"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=path.parent) as proc:
         assert proc.stdout is not None and proc.stderr is not None
