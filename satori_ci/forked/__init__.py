@@ -13,6 +13,7 @@ inherits them done (and never reads its parent's pipes).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -71,15 +72,17 @@ class ForkedBytes:
             return self._result
         self._done = True
         _pending.discard(self)
-        self._child.detach()
         chunks: list[bytes] = []
         try:
             while chunk := os.read(self._fd, 1 << 20):
                 chunks.append(chunk)
-        except OSError:
-            chunks = []
-        finally:
-            os.close(self._fd)
+        except BaseException as exc:  # a read that failed, or was interrupted: the child is stopped as if dropped
+            self._child()
+            if isinstance(exc, OSError):
+                return None
+            raise
+        self._child.detach()
+        os.close(self._fd)
         if _reaped(self._pid) and chunks:
             self._result = b"".join(chunks)
         return self._result
@@ -127,9 +130,6 @@ def _stop(owner: int, pid: int, fd: int) -> None:
     """A child whose result is not wanted: killed, reaped, its pipe closed (only in the process that started it)."""
     if os.getpid() != owner:
         return
-    try:
-        os.close(fd)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except OSError:
-        pass
+    for step in (lambda: os.close(fd), lambda: os.kill(pid, signal.SIGKILL), lambda: os.waitpid(pid, 0)):
+        with contextlib.suppress(OSError):
+            step()

@@ -111,3 +111,21 @@ _, status = os.waitpid(pid, 0)
 print(json.dumps({"foreign": os.waitstatus_to_exitcode(status), "mine": forked.result().decode()}))
 """)
     assert got == {"foreign": 0, "mine": "mine"}
+
+
+def test_a_read_interrupted_stops_the_child() -> None:
+    got = _run("""
+def interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+signal.signal(signal.SIGALRM, interrupt)
+forked = ForkedBytes.start(lambda: (time.sleep(30), b"late")[1])
+signal.setitimer(signal.ITIMER_REAL, 0.2)  # Ctrl-C while this process waits for the child
+try:
+    forked.result()
+    outcome = "read"
+except KeyboardInterrupt:
+    outcome = "interrupted"
+print(json.dumps({"outcome": outcome, "reaped": gone(forked._pid), "after": forked.result()}))
+""")
+    assert got == {"outcome": "interrupted", "reaped": True, "after": None}
