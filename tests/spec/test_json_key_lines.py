@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
 import sys
 from typing import Any
 
 import pytest
 
-from satori_ci.forked import ForkedBytes
 from satori_ci.spec.json_loader import (
     _LINE_BREAK,
     BACKGROUND_SCAN_CHARS,
@@ -150,6 +150,29 @@ def test_lines_of_a_document_nested_past_the_recursion_limit() -> None:
 
 
 # -- the scan done by a forked child while the text is parsed ---------------------------------------------------
+# In a process of its own: a test's process may run other threads (servers of earlier tests), where no child is
+# forked.
+
+_FORKED_SCANS = """
+import json, sys
+from satori_ci.forked import ForkedBytes
+from satori_ci.spec.json_loader import JsonKeyLines, load_json, start_key_line_scan
+
+texts, paths = json.loads(sys.stdin.read())
+found = {}
+for name, text in texts.items():
+    closings = {}
+    scan = start_key_line_scan(text)
+    value = load_json(text, "big.json", closings=closings)
+    forked, here = JsonKeyLines(text, value, closings, scan), JsonKeyLines(text, value, closings)
+    found[name] = [scan is not None, [forked.line(p) for p in paths[name]] == [here.line(p) for p in paths[name]]]
+small = '{\\n "a": {\\n  "b": 1\\n },\\n "c": 2\\n}\\n'
+for name, sent in (("nothing", b""), ("a partial item", b"\\x01\\x02\\x03"), ("too many", b"\\x00" * 64)):
+    lines = JsonKeyLines(small, load_json(small, "t.json"), scan=ForkedBytes.start(lambda: sent))
+    found[name] = [lines.line(p) for p in (["a"], ["a", "b"], ["c"])]
+print(json.dumps(found))
+"""
+
 
 def _large_spec_text(key_per_line: bool) -> str:
     rng = random.Random(11)
@@ -160,32 +183,19 @@ def _large_spec_text(key_per_line: bool) -> str:
     return text[:-2] + ',\n "pad": "' + "p" * BACKGROUND_SCAN_CHARS + '"\n}'  # long enough for a child
 
 
-@pytest.mark.parametrize("key_per_line", [True, False])
-def test_lines_found_by_a_forked_scan_are_those_found_here(key_per_line: bool) -> None:
-    text = _large_spec_text(key_per_line)
-    closings: dict[int, int] = {}
-    scan = start_key_line_scan(text)
-    value = load_json(text, "big.json", closings=closings)
-    if scan is None:
-        pytest.skip("no child can be forked here")
-    assert (_LINE_BREAK.findall(text).count('"') == max(closings.values())) is key_per_line  # the quick pass or not
-    forked, here = JsonKeyLines(text, value, closings, scan), JsonKeyLines(text, value, closings)
-    paths = [list(path) for path in _reference(text)]
-    assert len(paths) > 500
-    assert [forked.line(path) for path in paths] == [here.line(path) for path in paths]
-    assert scan.result() is not None
+def test_lines_found_by_a_forked_scan_are_those_found_here() -> None:
+    texts = {f"key per line: {flag}": _large_spec_text(flag) for flag in (True, False)}
+    paths = {name: [list(path) for path in _reference(text)] for name, text in texts.items()}
+    for name, text in texts.items():
+        quick = _LINE_BREAK.findall(text).count('"') == len(paths[name])
+        assert quick is name.endswith("True")  # the quick pass, and the full scan
+        assert len(paths[name]) > 500
+    proc = subprocess.run([sys.executable, "-c", _FORKED_SCANS], input=json.dumps([texts, paths]),
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"key per line: True": [True, True], "key per line: False": [True, True],
+                                       "nothing": [2, 3, 5], "a partial item": [2, 3, 5], "too many": [2, 3, 5]}
 
 
 def test_a_short_text_is_scanned_here() -> None:
     assert start_key_line_scan('{"a": 1}') is None
-
-
-@pytest.mark.parametrize("sent", [b"", b"\x01\x02\x03", b"\x00" * 64], ids=["nothing", "a partial item", "too many"])
-def test_a_scan_that_sent_nothing_usable_leaves_the_lines_to_this_process(sent: bytes) -> None:
-    text = '{\n "a": {\n  "b": 1\n },\n "c": 2\n}\n'
-    scan = ForkedBytes.start(lambda: sent)
-    if scan is None:
-        pytest.skip("no child can be forked here")
-    value = load_json(text, "t.json")
-    lines = JsonKeyLines(text, value, scan=scan)
-    assert [lines.line(p) for p in (["a"], ["a", "b"], ["c"])] == [2, 3, 5]
