@@ -16,6 +16,7 @@ from satori_ci.spec.json_loader import (
     start_key_line_scan,
 )
 from satori_ci.spec.model import SourceLocation
+from satori_ci.spec.pointers import unescape_token
 from satori_ci.spec.source import SourceReader
 
 if TYPE_CHECKING:
@@ -58,14 +59,6 @@ def _is_json(name: str, data: bytes) -> bool:
     if lower.endswith((".yaml", ".yml")):
         return False
     return data.lstrip()[:1] in (b"{", b"[")
-
-
-def unescape_token(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def escape_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 class DocumentSet:

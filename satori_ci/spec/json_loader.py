@@ -12,6 +12,7 @@ from typing import Any
 
 from satori_ci.forked import ForkedBytes
 from satori_ci.spec.errors import SpecError, SpecErrorKind
+from satori_ci.spec.pointers import escape_token, unescape_token
 
 
 class _DuplicateKey(Exception):
@@ -234,7 +235,7 @@ class JsonKeyLines:
 
     def line(self, tokens: list[str]) -> int:
         """The line of the deepest key on the path `tokens` (unescaped pointer tokens) that exists; 1 if none."""
-        return self.line_at("".join("/" + token.replace("~", "~0").replace("/", "~1") for token in tokens))
+        return self.line_at("".join("/" + escape_token(token) for token in tokens))
 
     def line_at(self, pointer: str) -> int:
         """`line` of a JSON pointer (`/a/b~1c`): from the longest of its prefixes asked for before, one step a
@@ -252,7 +253,7 @@ class JsonKeyLines:
         node, closed, opened, line = state
         for token in reversed(tokens):
             prefix = f"{prefix}/{token}"
-            name = token.replace("~1", "/").replace("~0", "~") if "~" in token else token
+            name = unescape_token(token) if "~" in token else token
             state = self._step(node, name, closed, opened, line) or (_GONE, closed, opened, line)
             states[prefix] = state
             node, closed, opened, line = state

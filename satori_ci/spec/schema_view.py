@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from satori_ci.spec.documents import DocumentSet, escape_token
+from satori_ci.spec.documents import DocumentSet
+from satori_ci.spec.pointers import escape_token
 
 Part = tuple[Any, str, str]
 """A schema node, the file it is in, and its JSON pointer there."""

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from satori_ci.spec.documents import DocumentSet, escape_token
+from satori_ci.spec.documents import DocumentSet
 from satori_ci.spec.errors import SpecError, SpecErrorKind
 from satori_ci.spec.facts import facts_from_keywords, fingerprint_of, fingerprint_payload
 from satori_ci.spec.model import (
@@ -19,6 +19,7 @@ from satori_ci.spec.model import (
     SourceLocation,
 )
 from satori_ci.spec.paths import escape_name
+from satori_ci.spec.pointers import escape_token
 from satori_ci.spec.schema_view import Part, SchemaView, build_view_or_cut
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
