@@ -147,3 +147,27 @@ def test_visible_leaves_printable_text_as_it_is_and_changes_no_printable_charact
     assert not any(c.isprintable() for c in changed)
     assert all(esc.visible(c) != c for c in changed)
     assert esc.visible("plain · text ✓") == "plain · text ✓"
+
+
+_OLD_MD_PUNCT = re.compile(r"([\\`*_\[\](){}!#|~$])")
+_OLD_ISSUE = re.compile(r"(?<=#)(?=\d)|(?<=[A-Za-z]-)(?=\d)")
+_OLD_URL = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
+
+
+def _old_unlink(value: str) -> str:
+    """Links broken as `escape` broke them before its patterns matched the characters the joiner follows."""
+    return _OLD_URL.sub(BREAK, _OLD_ISSUE.sub(BREAK, esc._MENTION.sub("@" + BREAK, value)))
+
+
+def _old_entities(value: str) -> str:
+    """The entities as `escape` made them before it replaced: a character at a time."""
+    flat = esc.clip(esc.visible(redaction.redact(value)), 10_000)
+    return "".join({"&": "&amp;", "<": "&lt;", ">": "&gt;"}.get(c, c) for c in flat)
+
+
+@given(st.text(alphabet=st.sampled_from(list("\\`*_[](){}!#|~$&<>;@-:/wW.a1 \n\t\u200d")), max_size=60)
+       | st.text())
+def test_text_and_html_escape_as_the_patterns_and_the_per_character_entities_did(value: str) -> None:
+    assert esc.text(value, 10_000) == _old_unlink(_OLD_MD_PUNCT.sub(r"\\\1", _old_entities(value)))
+    assert esc.html(value, 10_000) == _old_unlink(_old_entities(value))
+    assert esc._unlink(value) == _old_unlink(value)
