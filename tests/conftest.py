@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import compileall
 import contextlib
+import gc
 import importlib.util
 import json
 import os
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from satori_ci.cli.process_end import COLLECTOR_THRESHOLDS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "satori_ci"
 TESTS = Path(__file__).resolve().parent
@@ -27,12 +30,21 @@ def pytest_configure(config: pytest.Config) -> None:
     start, and each worker, then read it. Where `PYTHONDONTWRITEBYTECODE` is set, as on many CI machines, every
     one of those processes would otherwise compile every module it imports, again."""
     _collect_garbage_once_at_the_end(config)
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
     os.environ["SSL_CERT_FILE"] = str(NO_PUBLIC_CA)  # read by OpenSSL's defaults and httpx (the openai client)
     os.environ.pop("SSL_CERT_DIR", None)
     if not hasattr(config, "workerinput"):
         compileall.compile_dir(PACKAGE, quiet=2)
         if config.getoption("numprocesses", None):
             _rewrite_test_modules_once(config)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (the test modules, what they import, the items) lives as long as the process: frozen,
+    the collector's passes skip it. With `COLLECTOR_THRESHOLDS` (set in `pytest_configure`, as a `satori-ci` process
+    sets them), the four workers' collector time went from about 17 s of CPU to 8 s."""
+    del session
+    gc.freeze()
 
 
 def _collect_garbage_once_at_the_end(config: pytest.Config) -> None:

@@ -4,6 +4,10 @@ Freeing GitHub's loaded spec one object at a time takes 0.05 s, and the interpre
 holds its spec until the end instead, and a process that holds something ends with `os._exit` once its output is
 flushed (as mypy does). Only a process of its own (`entry`) holds anything: `main` called in a
 process that goes on (the tests) frees as usual.
+
+Such a process also runs the cyclic garbage collector less often (`COLLECTOR_THRESHOLDS`, as mypy does too): a
+command builds many small acyclic objects that reference counting frees, and the collector's default passes over
+them find next to nothing (0.15 s of the 2 s `infer` takes on 6,000 fields; 0.06 s with these thresholds).
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ import os
 import sys
 from typing import NoReturn
 
+COLLECTOR_THRESHOLDS = (50_000, 20, 100)
+"""`gc.set_threshold` for a process that runs one command (and for the test workers, `tests/conftest.py`): a
+young-generation pass after 50,000 new container objects instead of 700, older passes rarer in proportion."""
+
 _held: list[object] = []
 _own_process = False
 
@@ -22,6 +30,7 @@ def begin() -> None:
     """This process runs one command and ends (`satori-ci`, `python -m satori_ci`)."""
     global _own_process
     _own_process = True
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
 def hold_until_exit(value: object) -> None:
