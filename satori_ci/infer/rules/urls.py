@@ -51,10 +51,12 @@ _FREE_TEXT = frozenset({"description", "text", "message", "body", "content", "co
 def url_name(field: ResponseField) -> list[Oracle]:
     """`url`, `image_url`, `htmlUrl`, `href` are absolute URLs (not `ssh_url`; `*URI` names: see context.py)."""
     w = words(field)
-    if field.type != "string" or not w or NOT_URL_WORDS & set(w) or NOT_ABSOLUTE.search(prose(field)):
+    if field.type != "string" or not w or w[-1] not in _URL_WORDS:  # the name first: the prose's search costs most
+        return []
+    if NOT_URL_WORDS & set(w) or NOT_ABSOLUTE.search(prose(field)):
         return []
     last = w[-1]
-    if last in _URL_WORDS and not (last == "href" and in_hal_links(field)):
+    if not (last == "href" and in_hal_links(field)):
         what = "a URL" if last != "href" else "a link target"
         return [make(field, URL, None, f"name '{field.name}': {what}, an absolute URL")]
     return []
