@@ -24,8 +24,8 @@ _MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
 _ISSUE = re.compile(r"#(?=\d)|(?<=[A-Za-z])-(?=\d)")
 _URL = re.compile(r":(?=//)|www(?=\.)", re.IGNORECASE)
 _AND_BREAK = r"\g<0>" + BREAK
-"""`_ISSUE` and `_URL` match the character(s) the joiner goes after: a pattern that starts with one is searched for
-that character, one that starts with a lookbehind is tried at every position (ten times slower)."""
+"""`_ISSUE` and `_URL` match the character(s) the joiner goes after, not the empty place behind them: `_URL` is then
+searched for its first characters, not tried at every position (half the time on 300,000 characters)."""
 _BACKTICKS = re.compile(r"`+")
 
 
