@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from satori_ci.cli.process_end import COLLECTOR_THRESHOLDS
+from satori_ci import collector
 
 PACKAGE = Path(__file__).resolve().parents[1] / "satori_ci"
 TESTS = Path(__file__).resolve().parent
@@ -30,7 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
     start, and each worker, then read it. Where `PYTHONDONTWRITEBYTECODE` is set, as on many CI machines, every
     one of those processes would otherwise compile every module it imports, again."""
     _collect_garbage_once_at_the_end(config)
-    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    collector.run_less_often()
     os.environ["SSL_CERT_FILE"] = str(NO_PUBLIC_CA)  # read by OpenSSL's defaults and httpx (the openai client)
     os.environ.pop("SSL_CERT_DIR", None)
     if not hasattr(config, "workerinput"):
@@ -41,8 +41,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What collection made (the test modules, what they import, the items) lives as long as the process: frozen,
-    the collector's passes skip it. With `COLLECTOR_THRESHOLDS` (set in `pytest_configure`, as a `satori-ci` process
-    sets them), the four workers' collector time went from about 17 s of CPU to 8 s."""
+    the collector's passes skip it. With `satori_ci.collector`'s thresholds (set in `pytest_configure`, as a `satori-ci`
+    process sets them), the four workers' collector time went from about 17 s of CPU to 8 s."""
     del session
     gc.freeze()
 

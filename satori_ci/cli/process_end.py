@@ -5,9 +5,7 @@ holds its spec until the end instead, and a process that holds something ends wi
 flushed (as mypy does). Only a process of its own (`entry`) holds anything: `main` called in a
 process that goes on (the tests) frees as usual.
 
-Such a process also runs the cyclic garbage collector less often (`COLLECTOR_THRESHOLDS`, as mypy does too): a
-command builds many small acyclic objects that reference counting frees, and the collector's default passes over
-them find next to nothing (0.15 s of the 2 s `infer` takes on 6,000 fields; 0.06 s with these thresholds).
+Such a process also runs the cyclic garbage collector less often (`satori_ci.collector`).
 """
 
 from __future__ import annotations
@@ -18,9 +16,7 @@ import os
 import sys
 from typing import NoReturn
 
-COLLECTOR_THRESHOLDS = (50_000, 20, 100)
-"""`gc.set_threshold` for a process that runs one command (and for the test workers, `tests/conftest.py`): a
-young-generation pass after 50,000 new container objects instead of 700, older passes rarer in proportion."""
+from satori_ci import collector
 
 _held: list[object] = []
 _own_process = False
@@ -30,7 +26,7 @@ def begin() -> None:
     """This process runs one command and ends (`satori-ci`, `python -m satori_ci`)."""
     global _own_process
     _own_process = True
-    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    collector.run_less_often()
 
 
 def hold_until_exit(value: object) -> None:
