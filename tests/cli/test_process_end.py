@@ -62,4 +62,3 @@ def test_a_process_that_holds_nothing_exits_as_before(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=tmp_path, check=False)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "missing.json" in proc.stderr
-
