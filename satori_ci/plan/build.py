@@ -103,7 +103,8 @@ class _Planner:
             if param.location == "path":
                 feeds = self._sendable(operation, self.finder.path_feeds(operation, param.name))
                 seeds = suggestions(self.spec, param)
-                if not seeds and any(f.producer == _label(operation) for f in feeds) and allows_empty(self.spec, param):
+                if (not seeds and any(f.producer == _label(operation) for f in feeds)
+                        and allows_empty(self.spec, param) and _empty_fits(operation.path, param.name)):
                     seeds = ("",)
                 where = path
             elif param.location in ("query", "header") and param.required:
@@ -227,3 +228,11 @@ def _ordered(operations: list[PlannedOperation], by_label: dict[str, PlannedOper
     for p in operations:
         place(p)
     return out
+
+
+def _empty_fits(path: str, name: str) -> bool:
+    """Whether the empty value of path parameter `name` leaves a path that still names a listing: only as the last
+    segment, the parameter alone in it, no slash after (`/contents/{path}` -> `/contents/`; `/views/{id}/` would be
+    `/views//`, another path)."""
+    template = parse_template(path)
+    return bool(template.segments) and template.segments[-1].whole == name and not template.trailing_slash

@@ -94,6 +94,16 @@ def test_a_folder_listing_feeds_itself_from_the_empty_path(tmp_path: Path) -> No
     assert planned.feeds[0].paths == ("content[].path",)
 
 
+def test_an_empty_value_is_no_seed_where_a_slash_follows_it(tmp_path: Path) -> None:
+    # `/views//` is not the root of `/views/{id}/`: Label Studio's `/api/dm/views/{id}/` was sent so
+    listing = {"type": "object", "properties": {"children": {"type": "array", "items": {
+        "type": "object", "properties": {"id": {"type": "string"}}}}}}
+    plan = _plan(tmp_path, {"/views/{id}/": {"get": _one(listing, _path("id"))}})
+    planned = _planned(plan, "GET /views/{id}/")
+    assert _why(plan, "GET /views/{id}/") == [("GET /views/{id}/", "recursive listing")]
+    assert planned.inputs[0].seeds == ()
+
+
 def test_a_path_parameter_takes_the_feeds_of_its_name_elsewhere(tmp_path: Path) -> None:
     user = {"type": "object", "properties": {"owner": {"type": "string"}}}
     plan = _plan(tmp_path, {"/users": {"get": _list(user)}, "/users/{owner}": {"get": _one(user, _path("owner"))},
