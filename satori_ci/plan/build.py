@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import replace
 
 from satori_ci.plan.chaining import Lookup, find_producer
-from satori_ci.plan.feeds import FeedFinder, allows_empty, suggestions
+from satori_ci.plan.feeds import FeedFinder, empty_is_a_root, suggestions
 from satori_ci.plan.model import (
     SAFE_METHODS,
     Chain,
@@ -104,7 +104,7 @@ class _Planner:
                 feeds = self._sendable(operation, self.finder.path_feeds(operation, param.name))
                 seeds = suggestions(self.spec, param)
                 if (not seeds and any(f.producer == _label(operation) for f in feeds)
-                        and allows_empty(self.spec, param) and _empty_fits(operation.path, param.name)):
+                        and empty_is_a_root(self.spec, operation, param)):
                     seeds = ("",)
                 where = path
             elif param.location in ("query", "header") and param.required:
@@ -229,10 +229,3 @@ def _ordered(operations: list[PlannedOperation], by_label: dict[str, PlannedOper
         place(p)
     return out
 
-
-def _empty_fits(path: str, name: str) -> bool:
-    """Whether the empty value of path parameter `name` leaves a path that still names a listing: only as the last
-    segment, the parameter alone in it, no slash after (`/contents/{path}` -> `/contents/`; `/views/{id}/` would be
-    `/views//`, another path)."""
-    template = parse_template(path)
-    return bool(template.segments) and template.segments[-1].whole == name and not template.trailing_slash

@@ -373,9 +373,13 @@ def suggestions(spec: Spec, parameter: Parameter) -> tuple[str, ...]:
     return tuple(out)
 
 
-def allows_empty(spec: Spec, parameter: Parameter) -> bool:
-    """Whether the empty string is a value of the parameter's schema (a string without a minimum length or a
-    pattern): the root of a recursive listing."""
+def empty_is_a_root(spec: Spec, operation: Operation, parameter: Parameter) -> bool:
+    """Whether the empty string can stand for the root of a recursive listing: a value of the parameter's schema (a
+    string without a minimum length or a pattern), in the path's last segment, alone there, no slash after
+    (`/contents/{path}` -> `/contents/`; `/views/{id}/` would be `/views//`, another path)."""
+    template = parse_template(operation.path)
+    if not template.segments or template.segments[-1].whole != parameter.name or template.trailing_slash:
+        return False
     schema = _resolve(spec, parameter.schema)
     kind = schema.get("type", "string")
     minimum = schema.get("minLength")
