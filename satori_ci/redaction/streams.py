@@ -60,9 +60,10 @@ _ESCAPED = {
 }
 _ASCII_CONTROLS = bytes(range(0x09)) + bytes(range(0x0b, 0x20)) + b"\x7f"
 """What `_ESCAPED["log"]` finds in ASCII text."""
-_CONTROLS_TO_NUL = bytes(0 if byte in _ASCII_CONTROLS else byte for byte in range(256))
-"""Those controls all made NUL: ASCII text holds one when its bytes so translated hold a NUL (two passes at
-memory speed: 30 MB of `fields --json` in 0.03 s)."""
+_NEITHER_CONTROL_NOR_HASH = bytes(byte for byte in range(256) if byte not in _ASCII_CONTROLS and byte != ord("#"))
+"""Deleted from ASCII text, these leave its controls and its `#` (`_ascii_marks`): one pass that writes next to
+nothing, twice the speed of a translation to a NUL and its search, and the `##[` search is skipped unless two
+`#` are left (30 MB of `fields --json` in 0.02 s instead of 0.07 s)."""
 _FIRST_COMMAND = re.compile(r"([^\S\n\r]*:):")
 _NEXT_COMMANDS = re.compile(r"([\n\r][^\S\n\r]*:):")
 """A line that starts with `::` after white space (the runner reads it as a workflow command): the text's first
@@ -88,9 +89,16 @@ def log_safe(text: str, *, terminal: bool = False) -> str:
     Every replacement is a JSON escape of the same character (`:` -> `\\u003a`, `[` -> `\\u005b`), and these
     characters occur in JSON only inside strings: JSON stays valid and reads back the same, text stays legible.
     (GitHub's runner reads `::name …::` at a line's start, after .NET white space, and `##[name]` anywhere.)"""
-    if _needs_escapes(text, terminal):
-        text = _ESCAPED["tty" if terminal else "log"].sub(_unicode_escape, text)
-    if _WORKFLOW_MARK.search(text) is not None:
+    if text.isascii():
+        controls, hashes = _ascii_marks(text)
+        if controls and not terminal:  # a terminal escapes no ASCII character
+            text = _ESCAPED["log"].sub(_unicode_escape, text)
+    else:
+        hashes = True
+        escaped = _ESCAPED["tty" if terminal else "log"]
+        if escaped.search(text) is not None:
+            text = escaped.sub(_unicode_escape, text)
+    if hashes and _WORKFLOW_MARK.search(text) is not None:
         text = text.replace("##[", "##\\u005b")
     first = _FIRST_COMMAND.match(text)
     if first is not None:
@@ -103,12 +111,12 @@ def log_safe(text: str, *, terminal: bool = False) -> str:
     return text
 
 
-def _needs_escapes(text: str, terminal: bool) -> bool:
-    if text.isascii():
-        if terminal:
-            return False
-        return b"\0" in text.encode("ascii").translate(_CONTROLS_TO_NUL)
-    return _ESCAPED["tty" if terminal else "log"].search(text) is not None
+def _ascii_marks(text: str) -> tuple[bool, bool]:
+    """Whether ASCII `text` holds a control that `log_safe` escapes in a log, and whether it holds two `#` (so maybe
+    a `##[`)."""
+    left = text.encode("ascii").translate(None, _NEITHER_CONTROL_NOR_HASH)
+    hashes = left.count(b"#")
+    return len(left) > hashes, hashes >= 2
 
 
 def own_line(line: str) -> str:
