@@ -18,10 +18,10 @@ replacement (the caller's `Redactor.redact_literals`), which costs little.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from json import JSONEncoder
 from json.encoder import encode_basestring
 
 from satori_ci.redaction import Redactor
+from satori_ci.spec.json_encode import json_encoder
 from satori_ci.spec.model import FieldState, FieldTree, ResponseBody, SourceLocation
 
 LineOf = Callable[[SourceLocation], int | None]
@@ -59,7 +59,7 @@ class _LineWriter:
         self.texts: list[str] = []
         self._line_of = line_of
         self._redact = redactor.redact
-        self._encode = JSONEncoder(ensure_ascii=False, default=str).encode  # as `json.dumps(..., ensure_ascii=False)`
+        self._encode = json_encoder()  # as `json.dumps(..., ensure_ascii=False)`
         self._heads: dict[tuple[object, object], tuple[str, str]] = {}
         self._pieces: dict[str, tuple[str, bool, str]] = {}
         """path piece -> its JSON-escaped text, whether a path holding it may change when redacted, and the text

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from satori_ci.spec.errors import SpecError, SpecErrorKind
+from satori_ci.spec.json_encode import json_encoder
 from satori_ci.spec.json_loader import (
     JsonKeyLines,
     decode_text,
@@ -283,9 +283,9 @@ def _yaml_line(document: Any, key_lines: KeyLines, tokens: list[str]) -> int:
 _MISSING: Any = object()
 
 
-_STABLE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+_STABLE = json_encoder(sort_keys=True, separators=(",", ":"))
 
 
 def dumps_stable(value: Any) -> str:
-    """Canonical JSON used for fingerprints and comparisons."""
-    return _STABLE.encode(value)
+    """Canonical JSON used for fingerprints and comparisons (keys sorted, no spaces, non-ASCII as it is)."""
+    return _STABLE(value)
