@@ -168,7 +168,8 @@ def load_json(text: str, name: str, refs: list[Any] | None = None, closings: dic
 def _recording(refs: list[Any] | None, closings: dict[int, int] | None) -> Callable[[list[tuple[str, Any]]], Any]:
     """The decoder's hook for `load_json`: it calls it as each object closes, so a running count of their keys is
     each one's closing count."""
-    add = refs.append if refs is not None else None
+    add = (refs if refs is not None else []).append  # one not asked for is kept for nothing: no test per object
+    closed = closings if closings is not None else {}
     keys = 0
 
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -176,11 +177,10 @@ def _recording(refs: list[Any] | None, closings: dict[int, int] | None) -> Calla
         result = dict(pairs)
         if len(result) != len(pairs):
             _no_duplicates(pairs)  # raises, naming the first key written twice
-        if add is not None and "$ref" in result:
+        if "$ref" in result:
             add(result["$ref"])
-        if closings is not None:
-            keys += len(result)
-            closings[id(result)] = keys
+        keys += len(result)
+        closed[id(result)] = keys
         return result
 
     return hook

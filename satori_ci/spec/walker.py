@@ -96,6 +96,10 @@ class _FieldCollector:
         self._generation = documents.generation
         self._deps: set[int] = set()
         """The targets (`DocumentSet.targets`) met inside the subtree being walked."""
+        self._same_everywhere: dict[_MemoKey, FieldTree] = {}
+        """memo key -> its tree, where its first variant met no target (most): a hit without the variants' loop"""
+        self._suffixes: dict[str, str] = {}
+        """property name -> its path suffix (`.name`, escaped): GitHub's spec names 25,000 properties, 3,000 apart"""
 
     def body(self, key: OperationKey, operation_id: str | None, part: Part) -> None:
         tree = self._walk([part], name="", ancestors=set())
@@ -134,8 +138,13 @@ class _FieldCollector:
         generation = self.documents.generation
         if generation != self._generation:  # a document loaded since: more targets, memo void
             self._memo.clear()
+            self._same_everywhere.clear()
             self._generation = generation
         memo_key = (name, id(parts[0][0]) if len(parts) == 1 else tuple([id(part[0]) for part in parts]))
+        tree = self._same_everywhere.get(memo_key)
+        if tree is not None:
+            self.steps += 2  # as the loop below counts a hit in its first variant
+            return tree
         variants = self._memo.get(memo_key)
         self.steps += 1
         if variants is not None:
@@ -163,6 +172,8 @@ class _FieldCollector:
             by_context = {}
             variants.append((deps, by_context))
         by_context[deps & ancestors] = result
+        if not deps and len(variants) == 1:  # the tree on every path, and the variant every lookup hits first
+            self._same_everywhere[memo_key] = result
         return result
 
     def _walk_fresh(self, parts: list[Part], name: str, ancestors: set[int]) -> FieldTree:
@@ -185,7 +196,10 @@ class _FieldCollector:
                 for prop, prop_parts in view.properties.items():
                     child = self._walk(prop_parts, prop, ancestors)
                     if child[0]:  # a property that gives no field is not named (nor its name escaped)
-                        size = self._add(entries, "." + escape_name(prop), child, size)
+                        suffix = self._suffixes.get(prop)
+                        if suffix is None:
+                            suffix = self._suffixes[prop] = "." + escape_name(prop)
+                        size = self._add(entries, suffix, child, size)
                 if view.additional:
                     size = self._add(entries, "{}", self._walk(view.additional, name + "{}", ancestors), size)
             else:
