@@ -99,7 +99,7 @@ class _FieldCollector:
         self._same_everywhere: dict[_MemoKey, FieldTree] = {}
         """memo key -> its tree, where its first variant met no target (most): a hit without the variants' loop"""
         self._suffixes: dict[str, str] = {}
-        """property name -> its path suffix (`.name`, escaped): GitHub's spec names 25,000 properties, 3,000 apart"""
+        """property name -> its path suffix (`.name`, escaped): GitHub's spec makes 24,700 of 1,600 names"""
 
     def body(self, key: OperationKey, operation_id: str | None, part: Part) -> None:
         tree = self._walk([part], name="", ancestors=set())
