@@ -228,4 +228,3 @@ def _ordered(operations: list[PlannedOperation], by_label: dict[str, PlannedOper
     for p in operations:
         place(p)
     return out
-

@@ -91,13 +91,12 @@ class _FieldCollector:
         self.steps = 0
         self._caps = self._current_caps()
         """The budgets' caps for the documents read when last computed: they only grow as more are read."""
-        self._memo: dict[_MemoKey, list[tuple[frozenset[int], dict[frozenset[int], FieldTree]]]] = {}
-        """memo key -> [(the targets met inside, {those that are ancestors: tree})]"""
+        self._memo: dict[_MemoKey, FieldTree | list[tuple[frozenset[int], dict[frozenset[int], FieldTree]]]] = {}
+        """memo key -> its tree where its first walk met no target (the same on every path: most), else
+        [(the targets met inside, {those that are ancestors: tree})]"""
         self._generation = documents.generation
         self._deps: set[int] = set()
         """The targets (`DocumentSet.targets`) met inside the subtree being walked."""
-        self._same_everywhere: dict[_MemoKey, FieldTree] = {}
-        """memo key -> its tree, where its first variant met no target (most): a hit without the variants' loop"""
         self._suffixes: dict[str, str] = {}
         """property name -> its path suffix (`.name`, escaped): GitHub's spec makes 24,700 of 1,600 names"""
 
@@ -138,16 +137,15 @@ class _FieldCollector:
         generation = self.documents.generation
         if generation != self._generation:  # a document loaded since: more targets, memo void
             self._memo.clear()
-            self._same_everywhere.clear()
             self._generation = generation
         memo_key = (name, id(parts[0][0]) if len(parts) == 1 else tuple([id(part[0]) for part in parts]))
-        tree = self._same_everywhere.get(memo_key)
-        if tree is not None:
-            self.steps += 2  # as the loop below counts a hit in its first variant
-            return tree
-        variants = self._memo.get(memo_key)
+        known_trees = self._memo.get(memo_key)
         self.steps += 1
-        if variants is not None:
+        if isinstance(known_trees, tuple):  # met no node that can be entered elsewhere: the same tree on every path
+            self.steps += 1
+            return known_trees
+        if known_trees is not None:
+            variants = known_trees
             for known, table in variants:
                 if not known:  # met no node that can be entered elsewhere: the same tree on every path
                     self.steps += 1
@@ -167,13 +165,14 @@ class _FieldCollector:
         outer |= deps
         if self.documents.generation != generation:
             return result  # its dependencies were found with fewer targets known
+        if not deps and not variants:
+            self._memo[memo_key] = result
+            return result
         by_context = next((table for known, table in variants if known == deps), None)
         if by_context is None:
             by_context = {}
             variants.append((deps, by_context))
         by_context[deps & ancestors] = result
-        if not deps and len(variants) == 1:  # the tree on every path, and the variant every lookup hits first
-            self._same_everywhere[memo_key] = result
         return result
 
     def _walk_fresh(self, parts: list[Part], name: str, ancestors: set[int]) -> FieldTree:
